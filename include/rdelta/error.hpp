@@ -1,0 +1,89 @@
+// rdelta/error.hpp - error codes and the result<T> type used by every fallible call.
+//
+// The library never throws. Each fallible function returns result<T>, which holds
+// either a value or an `error` (a code plus a one-line human readable message).
+// The numeric values of `errc` equal librsync's rs_result values, which are also
+// the exit codes of rdiff; the CLI exits with them unchanged.
+// Stability: stable.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace rdelta {
+
+/// librsync-compatible result codes (rs_result). Values are ABI and exit codes.
+enum class errc : int {
+    ok = 0,                ///< success (RS_DONE)
+    blocked = 1,           ///< a job needs more input or output space (RS_BLOCKED)
+    running = 2,           ///< a job is still running (RS_RUNNING)
+    io_error = 100,        ///< reading or writing a file failed (RS_IO_ERROR)
+    syntax_error = 101,    ///< bad command line (RS_SYNTAX_ERROR)
+    mem_error = 102,       ///< out of memory or over a configured limit (RS_MEM_ERROR)
+    input_ended = 103,     ///< truncated input, or COPY past the basis end (RS_INPUT_ENDED)
+    bad_magic = 104,       ///< unknown magic number (RS_BAD_MAGIC)
+    unimplemented = 105,   ///< unsupported case (RS_UNIMPLEMENTED)
+    corrupt = 106,         ///< malformed signature or delta (RS_CORRUPT)
+    internal_error = 107,  ///< library misuse or a bug (RS_INTERNAL_ERROR)
+    param_error = 108,     ///< invalid parameter, e.g. strong length (RS_PARAM_ERROR)
+};
+
+/// librsync's rs_strerror() text for a code ("unexplained problem" for unknown ones).
+const char* errc_text(errc code) noexcept;
+
+/// An error: a code and a one-line message saying what is wrong (no trailing newline).
+struct error {
+    errc code = errc::internal_error;
+    std::string message;
+};
+
+/// Make an error value; `return fail(errc::corrupt, "...")` converts to any result<T>.
+inline error fail(errc code, std::string message) { return error{code, std::move(message)}; }
+
+/// Either a T or an error.
+template <class T>
+class [[nodiscard]] result {
+public:
+    result(T value) : v_(std::in_place_index<0>, std::move(value)) {}
+    result(error e) : v_(std::in_place_index<1>, std::move(e)) {}
+
+    /// True when a value is held.
+    bool ok() const noexcept { return v_.index() == 0; }
+    explicit operator bool() const noexcept { return ok(); }
+
+    /// The value; only valid when ok().
+    T& value() & { return std::get<0>(v_); }
+    const T& value() const& { return std::get<0>(v_); }
+    T&& value() && { return std::get<0>(std::move(v_)); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+
+    /// The error; only valid when !ok().
+    const error& err() const& { return std::get<1>(v_); }
+    error&& err() && { return std::get<1>(std::move(v_)); }
+
+private:
+    std::variant<T, error> v_;
+};
+
+/// result<void>: success or an error.
+template <>
+class [[nodiscard]] result<void> {
+public:
+    result() = default;
+    result(error e) : err_(std::move(e)), failed_(true) {}
+
+    bool ok() const noexcept { return !failed_; }
+    explicit operator bool() const noexcept { return ok(); }
+    const error& err() const& { return err_; }
+    error&& err() && { return std::move(err_); }
+
+private:
+    error err_;
+    bool failed_ = false;
+};
+
+}  // namespace rdelta

@@ -1,0 +1,71 @@
+// rdelta/job.hpp - the streaming job interface shared by signature, loadsig, delta and patch.
+//
+// A job is fed input and drained of output through a `buffers` struct, the same
+// contract as librsync's rs_job_iter(): each iterate() call takes *all* offered input
+// (buffering internally what it cannot use yet), writes as much output as fits, and
+// returns done, blocked (needs more input or output space) or an error. Set eof_in
+// once no more input will come and keep calling until done. A job never blocks on
+// I/O itself and never needs its whole input in memory.
+// Stability: stable.
+#pragma once
+
+#include <rdelta/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+
+namespace rdelta {
+
+/// Input and output windows of one iterate() call; updated in place.
+struct buffers {
+    const std::uint8_t* next_in = nullptr;  ///< next input byte
+    std::size_t avail_in = 0;               ///< input bytes available at next_in
+    bool eof_in = false;                    ///< no input after this
+    std::uint8_t* next_out = nullptr;       ///< where the next output byte goes
+    std::size_t avail_out = 0;              ///< free output space at next_out
+};
+
+/// What iterate() reports when it did not fail.
+enum class job_status { done, blocked };
+
+/// Counters of a job, as librsync's rs_stats_t.
+struct job_stats {
+    const char* op = "noop";          ///< "signature", "loadsig", "delta" or "patch"
+    std::int64_t lit_cmds = 0;        ///< LITERAL commands
+    std::int64_t lit_bytes = 0;       ///< literal data bytes
+    std::int64_t lit_cmdbytes = 0;    ///< opcode and length bytes of LITERAL commands
+    std::int64_t copy_cmds = 0;       ///< COPY commands
+    std::int64_t copy_bytes = 0;      ///< bytes copied from the basis
+    std::int64_t copy_cmdbytes = 0;   ///< opcode, offset and length bytes of COPY commands
+    std::int64_t sig_blocks = 0;      ///< blocks in a signature made or loaded
+    std::size_t block_len = 0;        ///< block length of that signature
+    std::int64_t in_bytes = 0;        ///< input bytes consumed
+    std::int64_t out_bytes = 0;       ///< output bytes produced
+    std::int64_t false_matches = 0;   ///< always 0 (as in librsync 2.3.2)
+    // Delta search counters (rdelta extension; librsync keeps these in its hash table).
+    std::int64_t searches = 0;        ///< windows looked up
+    std::int64_t weak_hits = 0;       ///< lookups whose weak key was present
+    std::int64_t strong_calcs = 0;    ///< strong sums computed for windows
+    std::int64_t matches = 0;         ///< lookups that found a block
+};
+
+/// Base of all streaming jobs. A job takes as much input as it can use now and may
+/// leave the rest in `next_in` (re-offer it on the next call); signature, loadsig and
+/// delta jobs take all of it.
+class job {
+public:
+    virtual ~job() = default;
+    job() = default;
+    job(const job&) = delete;
+    job& operator=(const job&) = delete;
+
+    /// Consume input, produce output; see the file comment for the contract.
+    /// After an error every further call returns the same error.
+    virtual result<job_status> iterate(buffers& io) = 0;
+
+    /// Counters so far.
+    virtual const job_stats& stats() const noexcept = 0;
+};
+
+}  // namespace rdelta

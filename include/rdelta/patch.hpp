@@ -1,0 +1,53 @@
+// rdelta/patch.hpp - applying a delta to a basis.
+// Stability: stable.
+#pragma once
+
+#include <rdelta/error.hpp>
+#include <rdelta/job.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rdelta {
+
+/// Random-access reader of the basis file that COPY commands read from.
+class basis_reader {
+public:
+    virtual ~basis_reader() = default;
+    /// Read up to out.size() bytes at `pos`; return the count, 0 at or past the end.
+    virtual result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) = 0;
+    /// The basis size when known (used in error messages only).
+    virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
+};
+
+/// A basis held in memory.
+class memory_basis final : public basis_reader {
+public:
+    explicit memory_basis(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
+    std::optional<std::uint64_t> size() const override { return bytes_.size(); }
+
+private:
+    std::span<const std::uint8_t> bytes_;
+};
+
+/// Options of a patch job.
+struct patch_options {
+    std::string delta_name = "delta";  ///< used in error messages ("delta.bin: ...")
+    std::uint64_t max_output = UINT64_MAX;  ///< fail with mem_error beyond this many bytes
+};
+
+/// A job that reads a delta and writes the new file; COPY commands read `basis`
+/// (which must outlive the job). Accepts every encoding rdiff 2.3.2 accepts and
+/// ignores bytes after END.
+std::unique_ptr<job> make_patch_job(basis_reader& basis, patch_options options = {});
+
+/// Apply a whole delta held in memory.
+result<std::vector<std::uint8_t>> apply_patch(std::span<const std::uint8_t> basis,
+                                              std::span<const std::uint8_t> delta);
+
+}  // namespace rdelta

@@ -1,0 +1,10 @@
+// rdelta/rdelta.hpp - umbrella header: the whole public C++ API.
+#pragma once
+
+#include <rdelta/delta.hpp>
+#include <rdelta/error.hpp>
+#include <rdelta/format.hpp>
+#include <rdelta/job.hpp>
+#include <rdelta/patch.hpp>
+#include <rdelta/signature.hpp>
+#include <rdelta/version.hpp>

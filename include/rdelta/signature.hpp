@@ -1,0 +1,74 @@
+// rdelta/signature.hpp - making signatures, and loaded signatures.
+// Stability: stable.
+#pragma once
+
+#include <rdelta/error.hpp>
+#include <rdelta/format.hpp>
+#include <rdelta/job.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rdelta {
+
+class block_index;
+
+/// A signature held in memory: header parameters plus one (weak, strong) record per block.
+class signature {
+public:
+    explicit signature(sig_params params);
+    ~signature();
+    signature(signature&&) noexcept;
+    signature& operator=(signature&&) noexcept;
+
+    /// Header parameters (strong_len already resolved: never 0).
+    const sig_params& params() const noexcept { return params_; }
+    /// Number of block records.
+    std::size_t block_count() const noexcept { return weak_.size(); }
+    /// Raw weak sum of block i, as stored in the file.
+    std::uint32_t weak_sum(std::size_t i) const noexcept { return weak_[i]; }
+    /// Stored (truncated) strong sum of block i.
+    std::span<const std::uint8_t> strong_sum(std::size_t i) const noexcept {
+        return {strong_.data() + i * params_.strong_len, params_.strong_len};
+    }
+    /// Append a block record; strong must hold params().strong_len bytes.
+    void add_block(std::uint32_t weak, std::span<const std::uint8_t> strong);
+    /// Reserve room for n records (a hint only).
+    void reserve(std::size_t n);
+
+    /// Build the lookup index delta generation needs (rs_build_hash_table).
+    result<void> build_index();
+    /// The lookup index, or nullptr before build_index().
+    const block_index* index() const noexcept { return index_.get(); }
+
+    /// Bytes of memory held for records and index.
+    std::size_t memory_bytes() const noexcept;
+
+private:
+    sig_params params_;
+    std::vector<std::uint32_t> weak_;
+    std::vector<std::uint8_t> strong_;
+    std::unique_ptr<block_index> index_;
+};
+
+/// A job that reads a basis and writes its signature file.
+/// Invalid parameters are reported by the first iterate(), as in librsync.
+std::unique_ptr<job> make_signature_job(const sig_params& params);
+
+/// A job that parses a signature file into `*out` (which must outlive the job).
+/// The header is validated in librsync's order (see the format reference, 1.4).
+/// `name` is used in error messages ("sig.bin: ...").
+std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signature");
+
+/// Parse a whole signature file held in memory.
+result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name = "signature");
+
+/// Make a signature of a whole basis held in memory (sig file bytes).
+result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
+                                                 const sig_params& params);
+
+}  // namespace rdelta

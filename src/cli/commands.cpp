@@ -1,0 +1,227 @@
+// commands.cpp - the three rdiff actions over files. Arguments are checked in
+// rdiff's order (inputs opened, outputs checked, then argument count, names and
+// parameters) so exit codes match, but nothing is created before all checks pass.
+#include "commands.hpp"
+
+#include "exit_codes.hpp"
+#include "file_io.hpp"
+#include "stats_format.hpp"
+
+#include <rdelta/delta.hpp>
+#include <rdelta/patch.hpp>
+#include <rdelta/signature.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <vector>
+
+namespace rdelta::cli {
+
+namespace {
+
+constexpr std::size_t default_chunk = std::size_t{1} << 20;
+
+int report(const invocation& inv, const error& e) {
+    std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
+    return exit_code(e.code);
+}
+
+std::string file_arg(const request& req, std::size_t i) {
+    return i < req.files.size() ? req.files[i] : "-";
+}
+
+double now_seconds() {
+    timeval tv{};
+    gettimeofday(&tv, nullptr);
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+// Statistics of one job, printed when -s is given.
+class stats_printer {
+public:
+    stats_printer(const request& req, const invocation& inv) : enabled_(req.statistics), inv_(inv) {}
+    void start() { start_ = std::time(nullptr), start_precise_ = now_seconds(); }
+    void job_done(const job_stats& s) const {
+        if (enabled_) std::fprintf(stderr, "librsync: %s\n", format_stats(s, start_, std::time(nullptr)).c_str());
+    }
+    void line(const std::string& text) const {
+        if (enabled_) std::fprintf(stderr, "librsync: %s\n", text.c_str());
+    }
+    // rdelta's own summary: elapsed time, throughput and peak memory.
+    void summary(std::int64_t bytes_in) const {
+        if (!enabled_ || inv_.as_rdiff) return;
+        const double secs = now_seconds() - start_precise_;
+        rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        std::fprintf(stderr, "%s: elapsed %.3f s, %.1f MB/s in, peak memory %.1f MiB\n", inv_.prog.c_str(), secs,
+                     secs > 0 ? static_cast<double>(bytes_in) / 1e6 / secs : 0.0,
+                     static_cast<double>(ru.ru_maxrss) / 1024.0);
+    }
+
+private:
+    bool enabled_;
+    const invocation& inv_;
+    std::time_t start_ = 0;
+    double start_precise_ = 0;
+};
+
+// Run a job from `in` to `out` (nullptr: the job writes nothing), reading input
+// in chunks of `chunk` bytes, each filled completely unless the input ends.
+result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk) {
+    std::vector<std::uint8_t> ibuf(chunk), obuf(default_chunk);
+    std::size_t have = 0, used = 0;
+    bool eof = false;
+    for (;;) {
+        if (used == have && !eof) {
+            auto got = in.read_full(ibuf.data(), chunk);
+            if (!got) return std::move(got).err();
+            have = *got, used = 0, eof = have < chunk;
+        }
+        buffers io{ibuf.data() + used, have - used, eof, obuf.data(), obuf.size()};
+        auto status = j.iterate(io);
+        used = have - io.avail_in;
+        const std::size_t produced = obuf.size() - io.avail_out;
+        if (produced && out) {
+            if (auto written = out->write(obuf.data(), produced); !written) return written;
+        }
+        if (!status) return std::move(status).err();
+        if (*status == job_status::done) return {};
+        if (eof && used == have && produced == 0 && io.avail_out == obuf.size() && !out)
+            return fail(errc::internal_error, in.name() + ": job made no progress");
+    }
+}
+
+int check_hash_names(const request& req, const invocation& inv, sig_format& format) {
+    if (req.hash == "blake2") format.strong = strong_kind::blake2;
+    else if (req.hash == "md4") format.strong = strong_kind::md4;
+    else return report_usage(inv, "Unknown hash algorithm '" + req.hash + "'.");
+    if (req.rollsum == "rabinkarp") format.weak = weak_kind::rabinkarp;
+    else if (req.rollsum == "rollsum") format.weak = weak_kind::rollsum;
+    else return report_usage(inv, "Unknown rollsum algorithm '" + req.rollsum + "'.");
+    return exit_success;
+}
+
+int check_sizes(const request& req, const invocation& inv) {
+    if (req.input_size < 0 || req.output_size < 0)
+        return report_usage(inv, "Buffer sizes (-I, -O) must not be negative.");
+    return exit_success;
+}
+
+int signature_command(const request& req, const invocation& inv) {
+    auto in = input_file::open(file_arg(req, 0));
+    if (!in) return report(inv, in.err());
+    const std::string out_path = file_arg(req, 1);
+    if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
+    if (req.files.size() > 2) return report_usage(inv, "Too many arguments.");
+    sig_format format;
+    if (int rc = check_hash_names(req, inv, format)) return rc;
+    if (int rc = check_sizes(req, inv)) return rc;
+    if (req.block_size < 0)
+        return report(inv, fail(errc::param_error, "block size " + std::to_string(req.block_size) + " is negative"));
+
+    auto resolved = resolve_sig_params({in->regular_size(), magic_of_format(format),
+                                        static_cast<std::uint64_t>(req.block_size), req.sum_size});
+    if (!resolved) return report(inv, resolved.err());
+    if (!resolved->warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", inv.prog.c_str(), resolved->warning.c_str());
+    const sig_params params = resolved->params;
+    if (req.verbose && !inv.as_rdiff)
+        std::fprintf(stderr, "%s: signature: magic %#x, block length %u, strong sum length %u\n", inv.prog.c_str(),
+                     params.magic, params.block_len, params.strong_len);
+
+    auto out = output_file::create(out_path);
+    if (!out) return report(inv, out.err());
+    stats_printer stats(req, inv);
+    stats.start();
+    auto j = make_signature_job(params);
+    if (auto done = drive(*j, *in, &*out, default_chunk); !done) return report(inv, done.err());
+    if (auto committed = out->commit(); !committed) return report(inv, committed.err());
+    stats.job_done(j->stats());
+    stats.summary(j->stats().in_bytes);
+    return exit_success;
+}
+
+int delta_command(const request& req, const invocation& inv) {
+    auto sig_in = input_file::open(file_arg(req, 0));
+    if (!sig_in) return report(inv, sig_in.err());
+    auto new_in = input_file::open(file_arg(req, 1));
+    if (!new_in) return report(inv, new_in.err());
+    const std::string out_path = file_arg(req, 2);
+    if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
+    if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
+    if (int rc = check_sizes(req, inv)) return rc;
+
+    stats_printer stats(req, inv);
+    stats.start();
+    signature sig{sig_params{}};
+    auto loader = make_loadsig_job(&sig, sig_in->name());
+    if (auto loaded = drive(*loader, *sig_in, nullptr, default_chunk); !loaded) return report(inv, loaded.err());
+    stats.job_done(loader->stats());
+    if (auto indexed = sig.build_index(); !indexed) return report(inv, indexed.err());
+
+    auto out = output_file::create(out_path);
+    if (!out) return report(inv, out.err());
+    auto j = make_delta_job(sig);
+    // Only a delta against an empty signature depends on the input chunking:
+    // rdiff reads the new file in chunks of the block length, or -I.
+    const std::size_t chunk = sig.block_count() > 0 ? default_chunk
+                              : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
+                                                    : sig.params().block_len;
+    auto done = drive(*j, *new_in, &*out, chunk);
+    stats.line(format_match_stats(j->stats()));
+    if (!done) return report(inv, done.err());
+    if (auto committed = out->commit(); !committed) return report(inv, committed.err());
+    stats.job_done(j->stats());
+    stats.summary(j->stats().in_bytes);
+    return exit_success;
+}
+
+int patch_command(const request& req, const invocation& inv) {
+    auto basis_in = input_file::open(file_arg(req, 0));
+    if (!basis_in) return report(inv, basis_in.err());
+    auto delta_in = input_file::open(file_arg(req, 1));
+    if (!delta_in) return report(inv, delta_in.err());
+    const std::string out_path = file_arg(req, 2);
+    if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
+    if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
+    if (int rc = check_sizes(req, inv)) return rc;
+
+    auto out = output_file::create(out_path);
+    if (!out) return report(inv, out.err());
+    stats_printer stats(req, inv);
+    stats.start();
+    file_basis basis(*basis_in);
+    patch_options options;
+    options.delta_name = delta_in->name();
+    auto j = make_patch_job(basis, options);
+    auto done = drive(*j, *delta_in, &*out, default_chunk);
+    stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
+    if (!done) return report(inv, done.err());
+    if (auto committed = out->commit(); !committed) return report(inv, committed.err());
+    stats.summary(j->stats().in_bytes);
+    return exit_success;
+}
+
+}  // namespace
+
+int report_usage(const invocation& inv, const std::string& message) {
+    if (inv.as_rdiff)
+        std::fprintf(stderr, "%s: %s\n\nTry `%s --help' for more information.\n", inv.prog.c_str(), message.c_str(),
+                     inv.prog.c_str());
+    else
+        std::fprintf(stderr, "%s: %s (see '%s --help')\n", inv.prog.c_str(), message.c_str(), inv.prog.c_str());
+    return exit_code(errc::syntax_error);
+}
+
+int run_command(const request& req, const invocation& inv) {
+    switch (req.act) {
+    case action::signature: return signature_command(req, inv);
+    case action::delta: return delta_command(req, inv);
+    case action::patch: return patch_command(req, inv);
+    case action::none: break;
+    }
+    return report_usage(inv, "You must specify an action: `signature', `delta', or `patch'.");
+}
+
+}  // namespace rdelta::cli

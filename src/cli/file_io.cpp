@@ -1,0 +1,183 @@
+// file_io.cpp - POSIX file handling for the CLI.
+#include "file_io.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rdelta::cli {
+
+namespace {
+
+error io_fail(const std::string& name, const char* what, int err) {
+    return fail(errc::io_error, name + ": " + what + ": " + std::strerror(err));
+}
+
+// The temporary output being written, for the signal handler (one at a time).
+volatile std::sig_atomic_t temp_registered = 0;
+char temp_path_for_signal[PATH_MAX];
+
+void register_temp(const std::string& path) {
+    if (path.size() >= sizeof temp_path_for_signal) return;
+    std::memcpy(temp_path_for_signal, path.c_str(), path.size() + 1);
+    temp_registered = 1;
+}
+
+void unregister_temp() { temp_registered = 0; }
+
+extern "C" void remove_temp_and_die(int sig) {
+    if (temp_registered) unlink(temp_path_for_signal);  // async-signal-safe
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
+}  // namespace
+
+void install_cleanup_handlers() {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+        struct sigaction sa {};
+        sa.sa_handler = remove_temp_and_die;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, nullptr);
+    }
+}
+
+result<input_file> input_file::open(const std::string& path) {
+    if (is_std_stream(path)) {
+        struct stat st {};
+        const bool regular = fstat(0, &st) == 0 && S_ISREG(st.st_mode);
+        return input_file(0, "standard input", regular ? st.st_size : -1);
+    }
+    if (path.empty()) return fail(errc::io_error, "\"\": cannot open: No such file or directory");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_fail(path, "cannot open for reading", errno);
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return io_fail(path, "cannot stat", err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        return io_fail(path, "cannot read", EISDIR);
+    }
+    return input_file(fd, path, S_ISREG(st.st_mode) ? st.st_size : -1);
+}
+
+input_file::input_file(input_file&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), regular_size_(other.regular_size_) {}
+
+input_file::~input_file() {
+    if (fd_ > 2) ::close(fd_);
+}
+
+result<std::size_t> input_file::read_full(std::uint8_t* p, std::size_t n) {
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::read(fd_, p + got, n - got);
+        if (r == 0) break;
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return io_fail(name_, "read failed", errno);
+        }
+        got += static_cast<std::size_t>(r);
+    }
+    return got;
+}
+
+file_basis::file_basis(const input_file& file) : fd_(file.fd()), name_(file.name()), size_(file.regular_size()) {}
+
+result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> out) {
+    for (;;) {
+        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
+        if (r >= 0) return static_cast<std::size_t>(r);
+        if (errno == EINTR) continue;
+        if (errno == ESPIPE) return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");
+        return io_fail(name_, "read failed", errno);
+    }
+}
+
+std::optional<std::uint64_t> file_basis::size() const {
+    if (size_ < 0) return std::nullopt;
+    return static_cast<std::uint64_t>(size_);
+}
+
+result<void> output_file::check(const std::string& path, bool force) {
+    if (is_std_stream(path)) return {};
+    if (path.empty()) return fail(errc::io_error, "\"\": cannot open for writing: No such file or directory");
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        if (!force) return fail(errc::io_error, path + ": file exists (use --force to overwrite)");
+        if (S_ISDIR(st.st_mode)) return io_fail(path, "cannot write", EISDIR);
+    }
+    return {};
+}
+
+result<output_file> output_file::create(const std::string& path) {
+    if (is_std_stream(path)) return output_file(1, path, "");
+    struct stat st {};
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        // A device or FIFO is written in place; replacing it with a file would be wrong.
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0) return io_fail(path, "cannot open for writing", errno);
+        return output_file(fd, path, "");
+    }
+    const auto slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    std::string temp = dir + "." + base + ".rdelta-XXXXXX";
+    const int fd = mkstemp(temp.data());
+    if (fd < 0) return io_fail(path, "cannot create a temporary file beside it", errno);
+    register_temp(temp);
+    // Permissions as a plain create would give, or those of the file being replaced.
+    const mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
+    return output_file(fd, path, temp);
+}
+
+output_file::output_file(output_file&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      path_(std::move(other.path_)),
+      temp_(std::exchange(other.temp_, "")),
+      name_(std::move(other.name_)) {}
+
+output_file::~output_file() { discard(); }
+
+void output_file::discard() noexcept {
+    if (!temp_.empty()) {
+        ::unlink(temp_.c_str());
+        unregister_temp();
+        temp_.clear();
+    }
+    if (fd_ > 2) ::close(fd_);
+    fd_ = -1;
+}
+
+result<void> output_file::write(const std::uint8_t* p, std::size_t n) {
+    while (n > 0) {
+        const ssize_t w = ::write(fd_, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return io_fail(name_, "write failed", errno);
+        }
+        p += w, n -= static_cast<std::size_t>(w);
+    }
+    return {};
+}
+
+result<void> output_file::commit() {
+    if (temp_.empty()) return {};
+    if (::close(std::exchange(fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
+    if (::rename(temp_.c_str(), path_.c_str()) != 0) return io_fail(name_, "cannot rename the finished output into place", errno);
+    unregister_temp();
+    temp_.clear();
+    return {};
+}
+
+}  // namespace rdelta::cli

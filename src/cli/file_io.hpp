@@ -1,0 +1,82 @@
+// file_io.hpp - the CLI's files: inputs read in full chunks, a seekable basis, and
+// outputs written to a temporary file that is renamed into place only on success.
+#pragma once
+
+#include <rdelta/error.hpp>
+#include <rdelta/patch.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rdelta::cli {
+
+/// "-" names the standard stream (the command maps a missing name to "-").
+inline bool is_std_stream(const std::string& path) { return path == "-"; }
+
+/// An input file or standard input.
+class input_file {
+public:
+    /// Open for reading; errors name the file. `path` "-" = stdin.
+    static result<input_file> open(const std::string& path);
+    input_file(input_file&& other) noexcept;
+    ~input_file();
+
+    /// Read until `n` bytes or end of file; returns the count (0 at end).
+    result<std::size_t> read_full(std::uint8_t* p, std::size_t n);
+    /// Size of a regular file, -1 for anything else (pipes, devices).
+    std::int64_t regular_size() const noexcept { return regular_size_; }
+    const std::string& name() const noexcept { return name_; }
+    int fd() const noexcept { return fd_; }
+
+private:
+    input_file(int fd, std::string name, std::int64_t size) : fd_(fd), name_(std::move(name)), regular_size_(size) {}
+    int fd_ = -1;
+    std::string name_;
+    std::int64_t regular_size_ = -1;
+};
+
+/// The basis of a patch, read with pread().
+class file_basis final : public basis_reader {
+public:
+    explicit file_basis(const input_file& file);
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
+    std::optional<std::uint64_t> size() const override;
+
+private:
+    int fd_;
+    std::string name_;
+    std::int64_t size_;
+};
+
+/// An output: standard output, a device written in place, or a temporary file in
+/// the destination's folder renamed over it by commit(). Destroyed without
+/// commit(), it removes the temporary file, leaving the destination untouched.
+class output_file {
+public:
+    /// Check (without creating anything) that `path` may be written:
+    /// an existing path needs `force`. Errors are io_error, as rdiff's.
+    static result<void> check(const std::string& path, bool force);
+    /// Create the temporary file (or open stdout / the device).
+    static result<output_file> create(const std::string& path);
+    output_file(output_file&& other) noexcept;
+    ~output_file();
+
+    result<void> write(const std::uint8_t* p, std::size_t n);
+    /// Make the output visible under its name.
+    result<void> commit();
+    const std::string& name() const noexcept { return name_; }
+
+private:
+    output_file(int fd, std::string path, std::string temp) : fd_(fd), path_(std::move(path)), temp_(std::move(temp)) {
+        name_ = path_ == "-" ? "standard output" : path_;
+    }
+    void discard() noexcept;
+    int fd_ = -1;
+    std::string path_, temp_, name_;
+};
+
+/// Remove pending temporary files when SIGINT, SIGTERM, SIGHUP or SIGPIPE arrives.
+void install_cleanup_handlers();
+
+}  // namespace rdelta::cli

@@ -1,0 +1,27 @@
+// main.cpp - rdelta's entry point: parse, run, map errors to rdiff's exit codes.
+#include "commands.hpp"
+#include "file_io.hpp"
+#include "options.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <variant>
+
+int main(int argc, char** argv) {
+    using namespace rdelta::cli;
+    invocation inv;
+    const char* slash = argc > 0 ? std::strrchr(argv[0], '/') : nullptr;
+    const char* name = argc > 0 ? (slash ? slash + 1 : argv[0]) : "rdelta";
+    inv.as_rdiff = std::strcmp(name, "rdiff") == 0;
+    inv.prog = inv.as_rdiff ? "rdiff" : "rdelta";
+
+    auto parsed = parse_command_line(argc, argv, inv.as_rdiff);
+    if (auto* usage = std::get_if<usage_error>(&parsed)) return report_usage(inv, usage->message);
+    const request& req = std::get<request>(parsed);
+    if (req.show_help) return std::fputs(help_text(inv.as_rdiff).c_str(), stdout), 0;
+    if (req.show_version) return std::fputs(version_text(inv.as_rdiff).c_str(), stdout), 0;
+    if (req.verbose && inv.as_rdiff) std::fputs("rdiff: Library does not support trace.\n", stderr);
+
+    install_cleanup_handlers();
+    return run_command(req, inv);
+}

@@ -1,0 +1,60 @@
+// options.hpp - the command line of rdelta/rdiff, parsed into a request.
+//
+// Parsing follows rdiff 2.3.2 (popt) exactly for everything rdiff accepts; rdelta's
+// own options are extensions. Declared once with Boost.program_options, which also
+// produces --help; rdiff's quirks are small adapters around it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace rdelta::cli {
+
+enum class action { none, signature, delta, patch };
+
+/// Everything the command line asked for. Numbers are as given (not validated
+/// beyond being integers in rdiff's `int` range); names of hash/rollsum are raw
+/// strings, validated by the command (rdiff validates them after opening files).
+struct request {
+    bool show_help = false;      ///< -?, -h, --help reached (stop: print help, exit 0)
+    bool show_version = false;   ///< -V, --version reached (stop: print version, exit 0)
+    action act = action::none;
+    bool verbose = false;        ///< -v
+    int verbose_count = 0;       ///< how many -v were reached (rdiff warns once per -v)
+    bool statistics = false;     ///< -s, --statistics, --stats
+    bool force = false;          ///< -f, --force
+    std::string hash = "blake2";       ///< -H, --hash
+    std::string rollsum = "rabinkarp"; ///< -R, --rollsum
+    std::int64_t block_size = 0;   ///< -b, --block-size
+    std::int64_t sum_size = 0;     ///< -S, --sum-size
+    std::int64_t input_size = 0;   ///< -I, --input-size
+    std::int64_t output_size = 0;  ///< -O, --output-size
+    std::vector<std::string> files;  ///< positionals after the action
+
+    // rdelta extensions, accepted under both program names (real rdiff rejects them).
+    std::int64_t threads = 0;          ///< -j, --threads: worker threads; 0 = all cores
+    std::optional<bool> progress;      ///< --progress / --no-progress; unset = command decides
+    bool nocache = false;              ///< --nocache: do not keep file data in the page cache
+};
+
+/// A usage error: message without program name, e.g. "unknown option: --bogus".
+struct usage_error {
+    std::string message;
+    int verbose_count = 0;  ///< -v reached before the error (rdiff has warned for each already)
+};
+
+/// Parse argv; argv[0] is the program name and is skipped. Never throws a parse error.
+/// `as_rdiff` is true when invoked under the name rdiff (extensions still parse).
+std::variant<request, usage_error> parse_command_line(int argc, const char* const* argv,
+                                                      bool as_rdiff);
+
+/// The --help text. For rdiff it is byte-identical to Debian rdiff 2.3.2's.
+std::string help_text(bool as_rdiff);
+
+/// The --version text (rdiff's shape, naming rdelta when not invoked as rdiff).
+std::string version_text(bool as_rdiff);
+
+}  // namespace rdelta::cli

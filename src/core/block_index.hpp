@@ -1,0 +1,93 @@
+// block_index.hpp - lookup of signature blocks by weak-sum key and strong sum.
+//
+// librsync keeps only the first of several blocks with equal key and equal strong
+// sum, and a lookup returns the block whose key and strong-sum prefix equal the
+// window's. So within one key, stored strong sums are unique and lookup is an exact
+// search. Entries are sorted by (bucket, key, strong sum); a directory gives each
+// bucket's range; long runs are binary-searched, so crafted signatures with many
+// equal weak sums cannot make lookups linear.
+#pragma once
+
+#include <rdelta/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace rdelta {
+
+class signature;
+
+class block_index {
+public:
+    /// Index the blocks of `sig`; `sig` must not change while the index is used.
+    static result<block_index> build(const signature& sig);
+
+    /// Quick rejection: false when no block has this key's bucket occupied.
+    bool may_contain(std::uint32_t key) const noexcept {
+        const std::uint32_t b = bucket_of(key);
+        return dir_[b] != dir_[b + 1];
+    }
+
+    /// The block matching `key` and the strong sum, or -1. `strong()` returns the
+    /// window's full digest and is called at most once, only if the key is present.
+    template <class StrongFn>
+    std::int64_t find(std::uint32_t key, StrongFn&& strong) const {
+        const std::uint32_t b = bucket_of(key);
+        std::uint32_t lo = dir_[b], hi = dir_[b + 1];
+        if (lo == hi) return -1;
+        lo = lower_key(lo, hi, key);
+        if (lo == hi || keys_[lo] != key) return -1;
+        hi = upper_key(lo, hi, key);
+        const std::uint8_t* digest = strong();
+        while (hi - lo > 4) {  // strong sums within one key are sorted and unique
+            const std::uint32_t mid = lo + (hi - lo) / 2;
+            const int c = std::memcmp(strong_of(mid), digest, strong_len_);
+            if (c == 0) return blocks_[mid];
+            (c < 0 ? lo : hi) = c < 0 ? mid + 1 : mid;
+        }
+        for (; lo < hi; ++lo)
+            if (std::memcmp(strong_of(lo), digest, strong_len_) == 0) return blocks_[lo];
+        return -1;
+    }
+
+    std::size_t memory_bytes() const noexcept {
+        return dir_.capacity() * 4 + keys_.capacity() * 4 + blocks_.capacity() * 4;
+    }
+
+private:
+    std::uint32_t bucket_of(std::uint32_t key) const noexcept {
+        return static_cast<std::uint32_t>((key * 0x9e3779b1ull & 0xffffffffu) >> shift_);
+    }
+    const std::uint8_t* strong_of(std::uint32_t pos) const noexcept {
+        return strong_ + std::size_t{blocks_[pos]} * strong_len_;
+    }
+    std::uint32_t lower_key(std::uint32_t lo, std::uint32_t hi, std::uint32_t key) const noexcept {
+        while (lo < hi && hi - lo <= 8 && keys_[lo] < key) ++lo;
+        while (lo < hi && keys_[lo] < key) {
+            const std::uint32_t mid = lo + (hi - lo) / 2;
+            (keys_[mid] < key ? lo : hi) = keys_[mid] < key ? mid + 1 : mid;
+        }
+        return lo;
+    }
+    std::uint32_t upper_key(std::uint32_t lo, std::uint32_t hi, std::uint32_t key) const noexcept {
+        std::uint32_t first = lo;
+        while (first < hi && keys_[first] == key && first - lo < 8) ++first;
+        if (first == hi || keys_[first] != key) return first;
+        while (first < hi) {  // long run: binary search its end
+            const std::uint32_t mid = first + (hi - first) / 2;
+            (keys_[mid] == key ? first : hi) = keys_[mid] == key ? mid + 1 : mid;
+        }
+        return first;
+    }
+
+    int shift_ = 31;
+    const std::uint8_t* strong_ = nullptr;
+    std::size_t strong_len_ = 0;
+    std::vector<std::uint32_t> dir_;
+    std::vector<std::uint32_t> keys_;
+    std::vector<std::uint32_t> blocks_;
+};
+
+}  // namespace rdelta

@@ -1,0 +1,54 @@
+// command_writer.hpp - encodes delta commands with librsync's width rules (the
+// smallest of 1, 2, 4, 8 bytes for each parameter; literals of up to 64 bytes
+// carry their length in the opcode).
+#pragma once
+
+#include "netint.hpp"
+#include "opcodes.hpp"
+#include "output_queue.hpp"
+
+#include <rdelta/job.hpp>
+
+#include <cstring>
+
+namespace rdelta::detail {
+
+class command_writer {
+public:
+    command_writer(output_queue& out, job_stats& stats) : out_(out), stats_(stats) {}
+
+    void magic(std::uint32_t value) { put_be(out_.reserve(4), value, 4); }
+    void end() { *out_.reserve(1) = op_end; }
+
+    void literal(const std::uint8_t* data, std::uint64_t len) {
+        const int w = len <= 0x40 ? 0 : int_width(len);
+        std::uint8_t* o = out_.reserve(1 + w + len);
+        if (w == 0) {
+            o[0] = static_cast<std::uint8_t>(len);
+        } else {
+            o[0] = static_cast<std::uint8_t>(op_literal_n1 + width_index(w));
+            put_be(o + 1, len, w);
+        }
+        std::memcpy(o + 1 + w, data, len);
+        stats_.lit_cmds += 1;
+        stats_.lit_bytes += static_cast<std::int64_t>(len);
+        stats_.lit_cmdbytes += 1 + w;
+    }
+
+    void copy(std::uint64_t pos, std::uint64_t len) {
+        const int wp = int_width(pos), wl = int_width(len);
+        std::uint8_t* o = out_.reserve(1 + wp + wl);
+        o[0] = static_cast<std::uint8_t>(op_copy_base + 4 * width_index(wp) + width_index(wl));
+        put_be(o + 1, pos, wp);
+        put_be(o + 1 + wp, len, wl);
+        stats_.copy_cmds += 1;
+        stats_.copy_bytes += static_cast<std::int64_t>(len);
+        stats_.copy_cmdbytes += 1 + wp + wl;
+    }
+
+private:
+    output_queue& out_;
+    job_stats& stats_;
+};
+
+}  // namespace rdelta::detail

@@ -1,0 +1,58 @@
+// oneshot.cpp - whole-buffer conveniences over the streaming jobs.
+#include <rdelta/delta.hpp>
+#include <rdelta/patch.hpp>
+#include <rdelta/signature.hpp>
+
+#include <algorithm>
+
+namespace rdelta {
+
+namespace {
+
+// Feed `input` in chunks of `chunk` bytes (all at once when 0) and collect the output.
+result<std::vector<std::uint8_t>> run_to_memory(job& j, std::span<const std::uint8_t> input,
+                                                std::size_t chunk = 0) {
+    std::vector<std::uint8_t> out;
+    std::uint8_t block[1 << 16];
+    std::size_t offset = 0;
+    for (;;) {
+        const std::size_t n = chunk ? std::min(chunk, input.size() - offset) : input.size() - offset;
+        buffers io{input.data() + offset, n, offset + n == input.size(), block, sizeof block};
+        auto status = j.iterate(io);
+        offset += n - io.avail_in;
+        out.insert(out.end(), block, io.next_out);
+        if (!status) return std::move(status).err();
+        if (*status == job_status::done) return out;
+    }
+}
+
+}  // namespace
+
+result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
+                                                 const sig_params& params) {
+    auto j = make_signature_job(params);
+    return run_to_memory(*j, basis);
+}
+
+result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name) {
+    signature sig{sig_params{}};
+    auto j = make_loadsig_job(&sig, std::move(name));
+    auto done = run_to_memory(*j, bytes);
+    if (!done) return std::move(done).err();
+    return sig;
+}
+
+result<std::vector<std::uint8_t>> make_delta(const signature& sig, std::span<const std::uint8_t> new_file,
+                                             std::size_t slack_chunk) {
+    auto j = make_delta_job(sig);
+    return run_to_memory(*j, new_file, sig.block_count() == 0 ? slack_chunk : 0);
+}
+
+result<std::vector<std::uint8_t>> apply_patch(std::span<const std::uint8_t> basis,
+                                              std::span<const std::uint8_t> delta) {
+    memory_basis reader(basis);
+    auto j = make_patch_job(reader);
+    return run_to_memory(*j, delta);
+}
+
+}  // namespace rdelta

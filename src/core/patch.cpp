@@ -1,0 +1,242 @@
+// patch.cpp - applying a delta: a resumable command decoder that copies literal
+// data straight from input to output and COPY data straight from the basis to
+// output, so memory stays constant whatever the command lengths.
+#include "netint.hpp"
+#include "opcodes.hpp"
+
+#include <rdelta/format.hpp>
+#include <rdelta/patch.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+namespace rdelta {
+
+result<std::size_t> memory_basis::read(std::uint64_t pos, std::span<std::uint8_t> out) {
+    if (pos >= bytes_.size()) return std::size_t{0};
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), bytes_.size() - pos));
+    std::memcpy(out.data(), bytes_.data() + pos, n);
+    return n;
+}
+
+namespace {
+
+class patch_job final : public job {
+public:
+    patch_job(basis_reader& basis, patch_options options)
+        : basis_(basis), options_(std::move(options)) {
+        stats_.op = "patch";
+    }
+
+    result<job_status> iterate(buffers& io) override {
+        if (failed_) return *failed_;
+        auto status = run(io);
+        if (!status) failed_ = status.err();
+        return status;
+    }
+    const job_stats& stats() const noexcept override { return stats_; }
+
+private:
+    enum class state { magic, command, literal, copy, done };
+
+    result<job_status> run(buffers& io) {
+        for (;;) {
+            switch (state_) {
+            case state::magic:
+            case state::command: {
+                if (!gather(io)) return io.eof_in ? truncated() : result<job_status>(job_status::blocked);
+                auto taken = take_header();
+                if (!taken) return std::move(taken).err();
+                break;
+            }
+            case state::literal: {
+                auto complete = copy_literal(io);
+                if (!complete) return std::move(complete).err();
+                if (!*complete) {
+                    if (io.avail_out == 0 || !io.eof_in) return job_status::blocked;
+                    return truncated();
+                }
+                break;
+            }
+            case state::copy: {
+                auto copied = copy_from_basis(io);
+                if (!copied) return std::move(copied).err();
+                if (!*copied) return job_status::blocked;
+                break;
+            }
+            case state::done:
+                // Bytes after END are ignored.
+                consume(io, io.avail_in);
+                return job_status::done;
+            }
+        }
+    }
+
+    void consume(buffers& io, std::size_t n) {
+        io.next_in += n, io.avail_in -= n;
+        stats_.in_bytes += static_cast<std::int64_t>(n);
+    }
+
+    // Bytes the current header needs: 4 for the magic; opcode plus parameters.
+    std::size_t header_size() const {
+        if (state_ == state::magic) return 4;
+        if (have_.empty()) return 1;
+        const auto& op = detail::opcode_table()[have_[0]];
+        return 1 + op.width1 + op.width2;
+    }
+
+    bool gather(buffers& io) {
+        for (;;) {
+            const std::size_t want = header_size();
+            if (have_.size() == want) return true;
+            if (io.avail_in == 0) return false;
+            const std::size_t take = std::min(want - have_.size(), io.avail_in);
+            have_.insert(have_.end(), io.next_in, io.next_in + take);
+            consume(io, take);
+        }
+    }
+
+    result<void> take_header() {
+        const std::uint64_t header_offset = static_cast<std::uint64_t>(stats_.in_bytes) - have_.size();
+        char text[240];
+        if (state_ == state::magic) {
+            const std::uint32_t m = detail::get_be32(have_.data());
+            have_.clear();
+            if (m != static_cast<std::uint32_t>(magic::delta)) {
+                std::snprintf(text, sizeof text, "bad magic %#x, expected %#x: not a delta%s", m,
+                              static_cast<std::uint32_t>(magic::delta),
+                              format_of_magic(m) ? " (it is a signature)" : "");
+                return error_at(errc::bad_magic, text);
+            }
+            state_ = state::command;
+            return {};
+        }
+        const std::uint8_t opcode = have_[0];
+        const auto& op = detail::opcode_table()[opcode];
+        // Parameters are signed 64-bit in librsync: an 8-byte value with the top bit set is negative.
+        const auto p1 = static_cast<std::int64_t>(op.width1 ? detail::get_be(&have_[1], op.width1) : 0);
+        const auto p2 = static_cast<std::int64_t>(op.width2 ? detail::get_be(&have_[1 + op.width1], op.width2) : 0);
+        have_.clear();
+        command_offset_ = header_offset;
+        switch (op.kind) {
+        case detail::cmd_kind::end:
+            state_ = state::done;
+            return {};
+        case detail::cmd_kind::reserved:
+            std::snprintf(text, sizeof text, "unknown command byte %#04x at offset %" PRIu64, opcode, header_offset);
+            return error_at(errc::corrupt, text);
+        case detail::cmd_kind::literal: {
+            const std::int64_t len = op.immediate ? op.immediate : p1;
+            if (len <= 0) {
+                std::snprintf(text, sizeof text, "LITERAL at offset %" PRIu64 " has invalid length %" PRId64,
+                              header_offset, len);
+                return error_at(errc::corrupt, text);
+            }
+            remaining_ = static_cast<std::uint64_t>(len);
+            stats_.lit_cmds += 1, stats_.lit_bytes += len, stats_.lit_cmdbytes += 1 + op.width1;
+            state_ = state::literal;
+            return {};
+        }
+        case detail::cmd_kind::copy:
+            if (p2 <= 0 || p1 < 0) {
+                std::snprintf(text, sizeof text, "COPY at offset %" PRIu64 " has invalid %s %" PRId64,
+                              header_offset, p2 <= 0 ? "length" : "position", p2 <= 0 ? p2 : p1);
+                return error_at(errc::corrupt, text);
+            }
+            copy_pos_ = static_cast<std::uint64_t>(p1);
+            remaining_ = static_cast<std::uint64_t>(p2);
+            copy_start_ = copy_pos_;
+            stats_.copy_cmds += 1, stats_.copy_bytes += p2, stats_.copy_cmdbytes += 1 + op.width1 + op.width2;
+            state_ = state::copy;
+            return {};
+        }
+        return {};
+    }
+
+    std::size_t output_room(const buffers& io, std::uint64_t want) const {
+        return static_cast<std::size_t>(std::min<std::uint64_t>(want, io.avail_out));
+    }
+
+    result<void> count_output(std::size_t n) {
+        stats_.out_bytes += static_cast<std::int64_t>(n);
+        if (static_cast<std::uint64_t>(stats_.out_bytes) > options_.max_output) {
+            char text[160];
+            std::snprintf(text, sizeof text, "output exceeds the limit of %" PRIu64 " bytes", options_.max_output);
+            return error_at(errc::mem_error, text);
+        }
+        return {};
+    }
+
+    // True when the literal is complete, false when input or output ran out.
+    result<bool> copy_literal(buffers& io) {
+        const std::size_t n = std::min(output_room(io, remaining_), io.avail_in);
+        if (n) std::memcpy(io.next_out, io.next_in, n);
+        io.next_out += n, io.avail_out -= n;
+        consume(io, n);
+        remaining_ -= n;
+        if (auto counted = count_output(n); !counted) return counted.err();
+        if (remaining_ == 0) state_ = state::command;
+        return remaining_ == 0;
+    }
+
+    // true when the COPY is complete, false when output space ran out.
+    result<bool> copy_from_basis(buffers& io) {
+        while (remaining_ > 0) {
+            const std::size_t room = output_room(io, remaining_);
+            if (room == 0) return false;
+            auto got = basis_.read(copy_pos_, {io.next_out, room});
+            if (!got) return got.err();  // the reader names the basis itself
+            if (*got == 0) return past_end();
+            io.next_out += *got, io.avail_out -= *got;
+            copy_pos_ += *got, remaining_ -= *got;
+            if (auto counted = count_output(*got); !counted) return counted.err();
+        }
+        state_ = state::command;
+        return true;
+    }
+
+    error past_end() const {
+        char text[240];
+        const auto size = basis_.size();
+        if (size)
+            std::snprintf(text, sizeof text,
+                          "COPY at offset %" PRIu64 " reads basis bytes %" PRIu64 "..%" PRIu64
+                          ", past the end of the basis (%" PRIu64 " bytes)",
+                          command_offset_, copy_start_, copy_start_ + (copy_pos_ - copy_start_) + remaining_, *size);
+        else
+            std::snprintf(text, sizeof text, "COPY at offset %" PRIu64 " reads past the end of the basis at %" PRIu64,
+                          command_offset_, copy_pos_);
+        return error_at(errc::input_ended, text);
+    }
+
+    result<job_status> truncated() const {
+        char text[200];
+        const char* where = state_ == state::magic     ? "inside its 4-byte magic"
+                            : state_ == state::literal ? "inside LITERAL data"
+                            : have_.empty()            ? "before the END command"
+                                                       : "inside a command";
+        std::snprintf(text, sizeof text, "delta is truncated: it ends at byte %" PRId64 ", %s", stats_.in_bytes, where);
+        return error_at(errc::input_ended, text);
+    }
+
+    error error_at(errc code, const char* what) const { return fail(code, options_.delta_name + ": " + what); }
+
+    basis_reader& basis_;
+    patch_options options_;
+    state state_ = state::magic;
+    std::vector<std::uint8_t> have_;
+    std::uint64_t remaining_ = 0, copy_pos_ = 0, copy_start_ = 0, command_offset_ = 0;
+    std::optional<error> failed_;
+    job_stats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<job> make_patch_job(basis_reader& basis, patch_options options) {
+    return std::make_unique<patch_job>(basis, std::move(options));
+}
+
+}  // namespace rdelta

@@ -1,0 +1,48 @@
+// rabinkarp.hpp - librsync's RabinKarp rolling hash: h = M^n + sum b[i]*M^(n-1-i)
+// mod 2^32 (seed 1, so zero blocks of different lengths differ).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rdelta::detail {
+
+struct rabinkarp {
+    static constexpr std::uint32_t mult = 0x08104225u;
+    static constexpr std::uint32_t inv_mult = 0x98f009adu;  // mult^-1 mod 2^32
+    static constexpr std::uint32_t adjust = mult - 1;       // (mult - 1) * seed
+    std::uint32_t hash = 1;
+    std::uint32_t mult_pow = 1;  // mult^count
+    std::size_t count = 0;
+
+    void init(const std::uint8_t* p, std::size_t n) noexcept {
+        std::uint32_t h = 1, m = 1;
+        for (std::size_t i = 0; i < n; ++i) {
+            h = h * mult + p[i];
+            m *= mult;
+        }
+        hash = h, mult_pow = m, count = n;
+    }
+    void rotate(std::uint8_t out, std::uint8_t in) noexcept {
+        hash = hash * mult + in - mult_pow * (out + adjust);
+    }
+    void rollout(std::uint8_t out) noexcept {
+        mult_pow *= inv_mult;
+        hash -= mult_pow * (out + adjust);
+        --count;
+    }
+    void rollin(std::uint8_t in) noexcept {
+        hash = hash * mult + in;
+        mult_pow *= mult;
+        ++count;
+    }
+    std::uint32_t digest() const noexcept { return hash; }
+};
+
+inline std::uint32_t rabinkarp_of(const std::uint8_t* p, std::size_t n) noexcept {
+    std::uint32_t h = 1;
+    for (std::size_t i = 0; i < n; ++i) h = h * rabinkarp::mult + p[i];
+    return h;
+}
+
+}  // namespace rdelta::detail

@@ -1,0 +1,141 @@
+// signature.cpp - the in-memory signature and the job that makes signature files.
+#include "block_index.hpp"
+#include "netint.hpp"
+#include "output_queue.hpp"
+#include "weak_sum.hpp"
+#include "../hash/strong_sum.hpp"
+
+#include <rdelta/signature.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+namespace rdelta {
+
+signature::signature(sig_params params) : params_(params) {}
+signature::~signature() = default;
+signature::signature(signature&&) noexcept = default;
+signature& signature::operator=(signature&&) noexcept = default;
+
+void signature::add_block(std::uint32_t weak, std::span<const std::uint8_t> strong) {
+    index_.reset();  // the index points into strong_, which may move
+    weak_.push_back(weak);
+    strong_.insert(strong_.end(), strong.begin(), strong.begin() + params_.strong_len);
+}
+
+void signature::reserve(std::size_t n) {
+    weak_.reserve(n);
+    strong_.reserve(n * params_.strong_len);
+}
+
+result<void> signature::build_index() {
+    auto built = block_index::build(*this);
+    if (!built) return std::move(built).err();
+    index_ = std::make_unique<block_index>(std::move(built).value());
+    return {};
+}
+
+std::size_t signature::memory_bytes() const noexcept {
+    return weak_.capacity() * 4 + strong_.capacity() + (index_ ? index_->memory_bytes() : 0);
+}
+
+namespace {
+
+// Reads the basis a block at a time; a full block straight from the caller's
+// buffer when possible, a partial one through `pending_`.
+class signature_job final : public job {
+public:
+    explicit signature_job(const sig_params& params) : params_(params) { stats_.op = "signature"; }
+
+    result<job_status> iterate(buffers& io) override {
+        if (failed_) return *failed_;
+        if (!started_) {
+            if (auto checked = start(); !checked) return *(failed_ = std::move(checked).err());
+        }
+        consume(io);
+        stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
+        if (io.eof_in && io.avail_in == 0 && out_.empty()) {
+            if (!pending_.empty()) {
+                emit_blocks(pending_.data(), pending_.size(), 1);
+                pending_.clear();
+                stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
+                if (!out_.empty()) return job_status::blocked;
+            }
+            return job_status::done;
+        }
+        return job_status::blocked;
+    }
+
+    const job_stats& stats() const noexcept override { return stats_; }
+
+private:
+    result<void> start() {
+        started_ = true;
+        // Re-validate as librsync's job does (size unknown: no minimum-length warning).
+        auto resolved = resolve_sig_params(
+            {-1, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
+        if (!resolved) return std::move(resolved).err();
+        format_ = params_.format();
+        std::uint8_t* h = out_.reserve(12);
+        detail::put_be(h, params_.magic, 4);
+        detail::put_be(h + 4, params_.block_len, 4);
+        detail::put_be(h + 8, params_.strong_len, 4);
+        stats_.block_len = params_.block_len;
+        return {};
+    }
+
+    // Only take more input while the output queue is small, to bound memory.
+    void consume(buffers& io) {
+        const std::size_t bl = params_.block_len;
+        while (io.avail_in > 0 && out_.size() < (1u << 20)) {
+            if (!pending_.empty() || io.avail_in < bl) {
+                const std::size_t take = std::min(bl - pending_.size(), io.avail_in);
+                pending_.insert(pending_.end(), io.next_in, io.next_in + take);
+                advance(io, take);
+                if (pending_.size() == bl) {
+                    emit_blocks(pending_.data(), bl, 1);
+                    pending_.clear();
+                }
+                continue;
+            }
+            const std::size_t blocks = std::min<std::size_t>(io.avail_in / bl, 4096);
+            emit_blocks(io.next_in, bl, blocks);
+            advance(io, blocks * bl);
+        }
+    }
+
+    void advance(buffers& io, std::size_t n) {
+        io.next_in += n, io.avail_in -= n;
+        stats_.in_bytes += static_cast<std::int64_t>(n);
+    }
+
+    // Records for `count` blocks of `len` bytes at p.
+    void emit_blocks(const std::uint8_t* p, std::size_t len, std::size_t count) {
+        digests_.resize(count * detail::digest_stride);
+        detail::strong_sum_many(format_.strong, p, len, count, digests_.data());
+        const std::size_t rec = 4 + params_.strong_len;
+        std::uint8_t* o = out_.reserve(count * rec);
+        for (std::size_t i = 0; i < count; ++i, o += rec) {
+            detail::put_be(o, detail::weak_sum_of(format_.weak, p + i * len, len), 4);
+            std::memcpy(o + 4, digests_.data() + i * detail::digest_stride, params_.strong_len);
+        }
+        stats_.sig_blocks += static_cast<std::int64_t>(count);
+    }
+
+    sig_params params_;
+    sig_format format_;
+    bool started_ = false;
+    std::optional<error> failed_;
+    std::vector<std::uint8_t> pending_;
+    std::vector<std::uint8_t> digests_;
+    detail::output_queue out_;
+    job_stats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<job> make_signature_job(const sig_params& params) {
+    return std::make_unique<signature_job>(params);
+}
+
+}  // namespace rdelta

@@ -1,0 +1,25 @@
+// strong_sum.hpp - MD4 and BLAKE2b-256 block digests behind one interface.
+//
+// Full digests are computed (16 bytes for MD4, 32 for BLAKE2b-256); callers keep
+// the leading strong_len bytes. strong_sum_many() hashes many equal-length blocks
+// at once, the entry point for multi-buffer SIMD kernels and threads.
+#pragma once
+
+#include <rdelta/format.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rdelta::detail {
+
+inline constexpr std::size_t digest_stride = 32;
+
+/// Full digest of one block into out[0..max_strong_len(kind)).
+void strong_sum(strong_kind kind, const std::uint8_t* data, std::size_t len, std::uint8_t* out) noexcept;
+
+/// Digests of `count` consecutive blocks of `block_len` bytes; digest i is written at
+/// out + i * digest_stride.
+void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t block_len,
+                     std::size_t count, std::uint8_t* out) noexcept;
+
+}  // namespace rdelta::detail
