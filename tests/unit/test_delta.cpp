@@ -1,0 +1,138 @@
+// test_delta.cpp - delta generation: reference examples, matching rules, chunking.
+#include "test_helpers.hpp"
+
+#include <rdelta/delta.hpp>
+#include <rdelta/patch.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace rdelta;
+
+namespace {
+signature signature_of(const test::bytes& basis, std::uint32_t magic_value, std::uint32_t block, std::uint32_t strong) {
+    auto bytes = make_signature(basis, {magic_value, block, strong});
+    REQUIRE(bytes.ok());
+    auto sig = load_signature(*bytes);
+    REQUIRE(sig.ok());
+    REQUIRE(sig->build_index().ok());
+    return std::move(sig).value();
+}
+
+std::string delta_hex(const test::bytes& basis, const test::bytes& next, std::uint32_t block = 256,
+                      std::uint32_t magic_value = 0x72730147) {
+    auto sig = signature_of(basis, magic_value, block, 32 / (magic_value & 1 ? 1 : 2));
+    auto d = make_delta(sig, next);
+    REQUIRE(d.ok());
+    return test::to_hex(*d);
+}
+}  // namespace
+
+TEST_CASE("tail match: basis 'hello', new 'ahello'") {
+    CHECK(delta_hex(test::from_string("hello"), test::from_string("ahello")) ==
+          test::to_hex(test::from_hex("72730236 01 61 450005 00")));
+}
+
+TEST_CASE("identical file without repeats is one merged COPY") {
+    const auto data = test::random_bytes(256 * 40, 1);
+    CHECK(delta_hex(data, data) == "72730236" "46" "00" "2800" "00");
+}
+
+TEST_CASE("duplicate blocks all map to the first, and only contiguous copies merge") {
+    const test::bytes zeros(1024, 0);
+    // Four COPY(0,256): the table keeps only block 0 for identical blocks.
+    CHECK(delta_hex(zeros, zeros) == test::to_hex(test::from_hex("72730236 46 00 0100 46 00 0100 46 00 0100 46 00 0100 00")));
+}
+
+TEST_CASE("empty new file and empty signature") {
+    CHECK(delta_hex(test::from_string("abc"), {}) == "7273023600");
+    signature empty{sig_params{0x72730147, 256, 32}};
+    auto d = make_delta(empty, test::bytes(1000, 'x'), 256);
+    REQUIRE(d.ok());
+    // Slack delta: one literal per input chunk (LIT 256 x3, LIT 232), then END.
+    test::bytes expected = test::from_hex("72730236");
+    for (int i = 0; i < 3; ++i) {
+        auto lit = test::from_hex("420100");
+        expected.insert(expected.end(), lit.begin(), lit.end());
+        expected.insert(expected.end(), 256, 'x');
+    }
+    expected.push_back(0x41), expected.push_back(232);
+    expected.insert(expected.end(), 232, 'x');
+    expected.push_back(0);
+    CHECK(*d == expected);
+}
+
+TEST_CASE("long literal runs are cut at 32768 bytes") {
+    const auto basis = test::random_bytes(4096, 2);
+    const auto fresh = test::random_bytes(100000, 3);
+    auto sig = signature_of(basis, 0x72730147, 256, 32);
+    auto d = make_delta(sig, fresh);
+    REQUIRE(d.ok());
+    // 3 x (42 8000 + 32768 bytes), then 42 06a0 + 1696 bytes, END.
+    CHECK(d->size() == 4 + 3 * (3 + 32768) + 3 + 1696 + 1);
+    CHECK((*d)[4] == 0x42);
+    CHECK((*d)[5] == 0x80);
+    CHECK((*d)[6] == 0x00);
+}
+
+TEST_CASE("delta output is independent of input chunking and round-trips") {
+    const auto basis = test::random_bytes(20000, 4, 4);
+    auto next = basis;
+    next.insert(next.begin() + 5000, {1, 2, 3, 1, 2});
+    next.erase(next.begin() + 12000, next.begin() + 12100);
+    for (std::uint32_t m : {0x72730136u, 0x72730137u, 0x72730146u, 0x72730147u}) {
+        CAPTURE(m);
+        auto sig = signature_of(basis, m, 64, 8);
+        auto whole = make_delta(sig, next);
+        REQUIRE(whole.ok());
+        for (std::size_t chunk : {1u, 63u, 64u, 65u, 1000u}) {
+            auto j = make_delta_job(sig);
+            test::bytes out;
+            std::uint8_t window[7];
+            std::size_t off = 0;
+            for (;;) {
+                const std::size_t n = std::min(chunk, next.size() - off);
+                buffers io{next.data() + off, n, off + n == next.size(), window, sizeof window};
+                auto st = j->iterate(io);
+                REQUIRE(st.ok());
+                off += n - io.avail_in;
+                out.insert(out.end(), window, io.next_out);
+                if (*st == job_status::done) break;
+            }
+            CHECK(out == *whole);
+        }
+        auto rebuilt = apply_patch(basis, *whole);
+        REQUIRE(rebuilt.ok());
+        CHECK(*rebuilt == next);
+    }
+}
+
+TEST_CASE("delta needs a built index") {
+    signature sig{sig_params{0x72730147, 4, 8}};
+    const test::bytes strong(8, 0);
+    sig.add_block(1, strong);
+    auto d = make_delta(sig, test::from_string("abcdefgh"));
+    REQUIRE(!d.ok());
+    CHECK(d.err().code == errc::internal_error);
+}
+
+TEST_CASE("many identical weak sums with distinct strong sums are still matched exactly") {
+    // A crafted signature: 5000 blocks sharing one weak sum. The block that really
+    // matches must be found, and lookups must stay fast (binary search in the run).
+    const test::bytes block = test::from_string("ABCDEFGH");
+    sig_params p{0x72730147, 8, 32};
+    auto real = make_signature(block, p);
+    REQUIRE(real.ok());
+    auto real_sig = load_signature(*real);
+    REQUIRE(real_sig.ok());
+    signature sig{p};
+    for (int i = 0; i < 5000; ++i) {
+        auto strong = test::random_bytes(32, 100 + i);
+        sig.add_block(real_sig->weak_sum(0), strong);
+    }
+    sig.add_block(real_sig->weak_sum(0), real_sig->strong_sum(0));
+    REQUIRE(sig.build_index().ok());
+    auto d = make_delta(sig, block);
+    REQUIRE(d.ok());
+    // COPY(5000*8, 8) = 0x49 9c40 08
+    CHECK(test::to_hex(*d) == test::to_hex(test::from_hex("72730236 49 9c40 08 00")));
+}

@@ -1,0 +1,106 @@
+// test_patch.cpp - the patch decoder on hand-made commands, and every error case.
+#include "test_helpers.hpp"
+
+#include <rdelta/patch.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace rdelta;
+
+namespace {
+const test::bytes basis = test::from_string("0123456789abcdefghij");
+
+result<std::vector<std::uint8_t>> patch_hex(const char* hex) { return apply_patch(basis, test::from_hex(hex)); }
+
+std::string patched(const char* hex) {
+    auto r = patch_hex(hex);
+    REQUIRE(r.ok());
+    return std::string(r->begin(), r->end());
+}
+
+errc patch_error(const char* hex) {
+    auto r = patch_hex(hex);
+    REQUIRE(!r.ok());
+    return r.err().code;
+}
+}  // namespace
+
+TEST_CASE("every opcode form") {
+    CHECK(patched("72730236 00") == "");
+    CHECK(patched("72730236 03 414243 00") == "ABC");
+    CHECK(patched("72730236 41 02 5859 00") == "XY");
+    CHECK(patched("72730236 42 0001 5a 00") == "Z");  // non-minimal LITERAL_N2 of 1
+    CHECK(patched("72730236 43 00000001 5a 00") == "Z");
+    CHECK(patched("72730236 44 0000000000000001 5a 00") == "Z");
+    CHECK(patched("72730236 45 00 05 00") == "01234");
+    CHECK(patched("72730236 4a 000a 0003 00") == "abc");
+    CHECK(patched("72730236 54 0000000000000010 0000000000000004 00") == "ghij");  // COPY_N8_N8
+    CHECK(patched("72730236 45 0a 02 02 2d2d 45 00 02 00") == "ab--01");
+}
+
+TEST_CASE("bytes after END are ignored") { CHECK(patched("72730236 01 41 00 ffffffff") == "A"); }
+
+TEST_CASE("each error case gives rdiff's code") {
+    CHECK(patch_error("") == errc::input_ended);
+    CHECK(patch_error("7273") == errc::input_ended);
+    CHECK(patch_error("72730236") == errc::input_ended);            // missing END
+    CHECK(patch_error("72730237 00") == errc::bad_magic);
+    CHECK(patch_error("72730236 45 00") == errc::input_ended);      // truncated parameters
+    CHECK(patch_error("72730236 05 4142") == errc::input_ended);    // truncated literal
+    CHECK(patch_error("72730236 44 7fffffffffffffff 41") == errc::input_ended);
+    CHECK(patch_error("72730236 55") == errc::corrupt);
+    CHECK(patch_error("72730236 ff") == errc::corrupt);
+    CHECK(patch_error("72730236 41 00 00") == errc::corrupt);       // literal length 0
+    CHECK(patch_error("72730236 44 ffffffffffffffff 00") == errc::corrupt);  // negative
+    CHECK(patch_error("72730236 45 00 00 00") == errc::corrupt);    // copy length 0
+    CHECK(patch_error("72730236 51 ffffffffffffffff 01 00") == errc::corrupt);  // negative position
+    CHECK(patch_error("72730236 45 14 01 00") == errc::input_ended);  // copy at EOF
+    CHECK(patch_error("72730236 45 10 08 00") == errc::input_ended);  // copy overrunning EOF
+}
+
+TEST_CASE("error messages name the delta and say what is wrong") {
+    memory_basis reader(basis);
+    patch_options opts;
+    opts.delta_name = "delta.bin";
+    auto j = make_patch_job(reader, opts);
+    const auto d = test::from_hex("72730236 45 10 08 00");
+    std::uint8_t out[64];
+    buffers io{d.data(), d.size(), true, out, sizeof out};
+    auto st = j->iterate(io);
+    REQUIRE(!st.ok());
+    CHECK(st.err().message == "delta.bin: COPY at offset 4 reads basis bytes 16..24, past the end of the basis (20 bytes)");
+    // The bytes that existed were produced first, as rdiff does.
+    CHECK(io.next_out - out == 4);
+}
+
+TEST_CASE("output limit bounds a hostile delta") {
+    memory_basis reader(basis);
+    patch_options opts;
+    opts.max_output = 10;
+    auto j = make_patch_job(reader, opts);
+    const auto d = test::from_hex("72730236 45 00 14 00");
+    std::uint8_t out[64];
+    buffers io{d.data(), d.size(), true, out, sizeof out};
+    auto st = j->iterate(io);
+    REQUIRE(!st.ok());
+    CHECK(st.err().code == errc::mem_error);
+}
+
+TEST_CASE("byte-at-a-time input and output give the same result") {
+    const auto d = test::from_hex("72730236 45 0a 02 41 03 585858 4a 0000 0005 00");
+    memory_basis reader(basis);
+    auto j = make_patch_job(reader);
+    std::string out;
+    std::size_t off = 0;
+    for (int guard = 0; guard < 1000; ++guard) {
+        std::uint8_t one;
+        const std::size_t n = off < d.size() ? 1 : 0;
+        buffers io{d.data() + off, n, off + n >= d.size(), &one, 1};
+        auto st = j->iterate(io);
+        REQUIRE(st.ok());
+        off += n - io.avail_in;
+        if (io.avail_out == 0) out += static_cast<char>(one);
+        if (*st == job_status::done) break;
+    }
+    CHECK(out == "abXXX01234");
+}

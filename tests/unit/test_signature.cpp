@@ -1,0 +1,124 @@
+// test_signature.cpp - signature bytes, loading, and the loader's error order.
+#include "test_helpers.hpp"
+
+#include <rdelta/signature.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace rdelta;
+
+namespace {
+sig_params params(std::uint32_t magic_value, std::uint32_t block, std::uint32_t strong) {
+    return {magic_value, block, strong};
+}
+
+// Run a job feeding `chunk` input bytes per call into an output window of `out_chunk`.
+test::bytes run_chunked(job& j, const test::bytes& in, std::size_t chunk, std::size_t out_chunk) {
+    test::bytes out;
+    std::vector<std::uint8_t> window(out_chunk);
+    std::size_t off = 0;
+    for (int guard = 0; guard < 10000000; ++guard) {
+        const std::size_t n = std::min(chunk, in.size() - off);
+        buffers io{in.data() + off, n, off + n == in.size(), window.data(), window.size()};
+        auto st = j.iterate(io);
+        REQUIRE(st.ok());
+        off += n - io.avail_in;
+        out.insert(out.end(), window.data(), io.next_out);
+        if (*st == job_status::done) return out;
+    }
+    FAIL("job did not finish");
+    return out;
+}
+}  // namespace
+
+TEST_CASE("worked example: hello world with -b 5 -S 8 in all four formats") {
+    const auto hw = test::from_string("hello world\n");
+    const char* expected[] = {
+        "72730147 00000005 00000008 c9183e85 324dcf027dd4a30a 1093c92d 554aa8b488bd0c2c cc10efd7 40ed0af870f0ebb7",
+        "72730137 00000005 00000008 07f802af 324dcf027dd4a30a 06ea027f 554aa8b488bd0c2c 012f00ac 40ed0af870f0ebb7",
+        "72730146 00000005 00000008 c9183e85 866437cb7a794bce 1093c92d 12ae78aee760ee2b cc10efd7 e4bc0553811b8e91",
+        "72730136 00000005 00000008 07f802af 866437cb7a794bce 06ea027f 12ae78aee760ee2b 012f00ac e4bc0553811b8e91",
+    };
+    const std::uint32_t magics[] = {0x72730147, 0x72730137, 0x72730146, 0x72730136};
+    for (int i = 0; i < 4; ++i) {
+        auto sig = make_signature(hw, params(magics[i], 5, 8));
+        REQUIRE(sig.ok());
+        CHECK(test::to_hex(*sig) == test::to_hex(test::from_hex(expected[i])));
+    }
+}
+
+TEST_CASE("empty basis gives a header-only signature; abc gives the reference bytes") {
+    auto empty = make_signature({}, params(0x72730147, 256, 32));
+    REQUIRE(empty.ok());
+    CHECK(test::to_hex(*empty) == "727301470000010000000020");
+    auto abc = make_signature(test::from_string("abc"), params(0x72730136, 256, 16));
+    REQUIRE(abc.ok());
+    CHECK(test::to_hex(*abc) == "72730136000001000000001003040183a448017aaf21d8525fc10ae87aa6729d");
+}
+
+TEST_CASE("signature output does not depend on chunking") {
+    const auto data = test::random_bytes(5000, 5);
+    auto whole = make_signature(data, params(0x72730147, 64, 8));
+    REQUIRE(whole.ok());
+    for (std::size_t chunk : {1u, 7u, 64u, 100u, 4999u}) {
+        for (std::size_t out_chunk : {1u, 13u, 4096u}) {
+            CAPTURE(chunk);
+            CAPTURE(out_chunk);
+            auto j = make_signature_job(params(0x72730147, 64, 8));
+            CHECK(run_chunked(*j, data, chunk, out_chunk) == *whole);
+        }
+    }
+}
+
+TEST_CASE("loading a signature round-trips its records, in any chunking") {
+    const auto data = test::random_bytes(1000, 9);
+    auto bytes = make_signature(data, params(0x72730146, 100, 5));
+    REQUIRE(bytes.ok());
+    for (std::size_t chunk : {1u, 3u, 12u, 1000u}) {
+        signature sig{sig_params{}};
+        auto j = make_loadsig_job(&sig, "s");
+        run_chunked(*j, *bytes, chunk, 16);
+        CHECK(sig.params().block_len == 100);
+        CHECK(sig.params().strong_len == 5);
+        CHECK(sig.block_count() == 10);
+        CHECK(j->stats().sig_blocks == 10);
+    }
+}
+
+TEST_CASE("loader errors in librsync's order") {
+    struct bad {
+        const char* hex;
+        errc code;
+    };
+    const bad cases[] = {
+        {"", errc::input_ended},
+        {"727301", errc::input_ended},
+        {"72730147", errc::input_ended},
+        {"12345678 00000100", errc::input_ended},           // bad magic but short: 103
+        {"72730147 00000000", errc::corrupt},               // block length 0, even before strong_len
+        {"72730147 ffffffff 00000020", errc::corrupt},      // negative block length
+        {"72730147 00000100 00000021", errc::corrupt},      // strong length 33
+        {"72730147 00000100 ffffffff", errc::corrupt},      // negative strong length
+        {"72730148 00000100 00000020", errc::bad_magic},    // unknown magic
+        {"72730236 00000100 00000020", errc::bad_magic},    // a delta
+        {"72730146 00000100 00000011", errc::param_error},  // MD4 with 17
+        {"72730147 00000100 00000002 11223344 aa", errc::input_ended},  // short strong sum
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.hex);
+        auto r = load_signature(test::from_hex(c.hex), "sig.bin");
+        REQUIRE(!r.ok());
+        CHECK(r.err().code == c.code);
+        CHECK(r.err().message.rfind("sig.bin: ", 0) == 0);
+    }
+}
+
+TEST_CASE("loader accepts strong length 0 (full digest) and ignores 1-3 trailing bytes") {
+    auto full = load_signature(test::from_hex("72730146 00000100 00000000"));
+    REQUIRE(full.ok());
+    CHECK(full->params().strong_len == 16);
+    auto trailing = load_signature(test::from_hex("72730147 00000100 00000002 11223344 aabb 010203"));
+    REQUIRE(trailing.ok());
+    CHECK(trailing->block_count() == 1);
+    CHECK(trailing->weak_sum(0) == 0x11223344u);
+}
