@@ -1,0 +1,82 @@
+// cpu_features.cpp - CPUID and XGETBV, read once.
+#include "cpu_features.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define RDELTA_X86 1
+#endif
+
+namespace rdelta::detail {
+
+namespace {
+
+#ifdef RDELTA_X86
+unsigned long long xgetbv0() {
+    unsigned eax = 0, edx = 0;
+    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+    return (static_cast<unsigned long long>(edx) << 32) | eax;
+}
+#endif
+
+isa detect() noexcept {
+#ifdef RDELTA_X86
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return isa::scalar;
+    const bool osxsave = c & (1u << 27), avx = c & (1u << 28);
+    if (!osxsave || !avx) return isa::sse2;
+    const unsigned long long xcr0 = xgetbv0();
+    if ((xcr0 & 0x6) != 0x6) return isa::sse2;  // xmm and ymm state
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return isa::sse2;
+    const bool avx2 = b & (1u << 5), bmi2 = b & (1u << 8);
+    if (!avx2 || !bmi2) return isa::sse2;
+    const bool avx512f = b & (1u << 16), avx512bw = b & (1u << 30), avx512vl = b & (1u << 31);
+    if (avx512f && avx512bw && avx512vl && (xcr0 & 0xe6) == 0xe6) return isa::avx512;
+    return isa::avx2;
+#else
+    return isa::scalar;
+#endif
+}
+
+isa from_env(isa detected) noexcept {
+    const char* forced = std::getenv("RDELTA_FORCE_ISA");
+    if (!forced) return detected;
+    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512})
+        if (std::strcmp(forced, isa_name(level)) == 0) return level < detected ? level : detected;
+    return detected;
+}
+
+std::atomic<int> forced{-1};
+
+}  // namespace
+
+isa detected_isa() noexcept {
+    static const isa level = detect();
+    return level;
+}
+
+isa active_isa() noexcept {
+    static const isa from_environment = from_env(detected_isa());
+    const int f = forced.load(std::memory_order_relaxed);
+    if (f >= 0 && f < static_cast<int>(from_environment)) return static_cast<isa>(f);
+    return from_environment;
+}
+
+void force_isa(isa level) noexcept { forced.store(static_cast<int>(level), std::memory_order_relaxed); }
+
+void reset_forced_isa() noexcept { forced.store(-1, std::memory_order_relaxed); }
+
+const char* isa_name(isa level) noexcept {
+    switch (level) {
+    case isa::scalar: return "scalar";
+    case isa::sse2: return "sse2";
+    case isa::avx2: return "avx2";
+    case isa::avx512: return "avx512";
+    }
+    return "scalar";
+}
+
+}  // namespace rdelta::detail
