@@ -29,6 +29,11 @@ struct buffers {
 /// What iterate() reports when it did not fail.
 enum class job_status { done, blocked };
 
+/// Options common to jobs.
+struct job_options {
+    unsigned threads = 1;  ///< cores a job may use; 0 = all
+};
+
 /// Counters of a job, as librsync's rs_stats_t.
 struct job_stats {
     const char* op = "noop";          ///< "signature", "loadsig", "delta" or "patch"

@@ -57,7 +57,8 @@ private:
 
 /// A job that reads a basis and writes its signature file.
 /// Invalid parameters are reported by the first iterate(), as in librsync.
-std::unique_ptr<job> make_signature_job(const sig_params& params);
+/// Blocks are hashed on up to `options.threads` cores; output is the same.
+std::unique_ptr<job> make_signature_job(const sig_params& params, job_options options = {});
 
 /// A job that parses a signature file into `*out` (which must outlive the job).
 /// The header is validated in librsync's order (see the format reference, 1.4).
@@ -69,6 +70,6 @@ result<signature> load_signature(std::span<const std::uint8_t> bytes, std::strin
 
 /// Make a signature of a whole basis held in memory (sig file bytes).
 result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
-                                                 const sig_params& params);
+                                                 const sig_params& params, job_options options = {});
 
 }  // namespace rdelta

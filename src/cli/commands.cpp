@@ -11,6 +11,7 @@
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <sys/resource.h>
@@ -21,7 +22,7 @@ namespace rdelta::cli {
 
 namespace {
 
-constexpr std::size_t default_chunk = std::size_t{1} << 20;
+constexpr std::size_t default_chunk = std::size_t{8} << 20;
 
 int report(const invocation& inv, const error& e) {
     std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
@@ -106,6 +107,7 @@ int check_hash_names(const request& req, const invocation& inv, sig_format& form
 int check_sizes(const request& req, const invocation& inv) {
     if (req.input_size < 0 || req.output_size < 0)
         return report_usage(inv, "Buffer sizes (-I, -O) must not be negative.");
+    if (req.threads < 0 || req.threads > 1024) return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
     return exit_success;
 }
 
@@ -134,7 +136,7 @@ int signature_command(const request& req, const invocation& inv) {
     if (!out) return report(inv, out.err());
     stats_printer stats(req, inv);
     stats.start();
-    auto j = make_signature_job(params);
+    auto j = make_signature_job(params, job_options{static_cast<unsigned>(req.threads)});
     if (auto done = drive(*j, *in, &*out, default_chunk); !done) return report(inv, done.err());
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());
     stats.job_done(j->stats());
@@ -162,10 +164,10 @@ int delta_command(const request& req, const invocation& inv) {
 
     auto out = output_file::create(out_path);
     if (!out) return report(inv, out.err());
-    auto j = make_delta_job(sig);
+    auto j = make_delta_job(sig, job_options{static_cast<unsigned>(req.threads)});
     // Only a delta against an empty signature depends on the input chunking:
     // rdiff reads the new file in chunks of the block length, or -I.
-    const std::size_t chunk = sig.block_count() > 0 ? default_chunk
+    const std::size_t chunk = sig.block_count() > 0 ? std::max(default_chunk, std::size_t{64} * sig.params().block_len)
                               : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
                                                     : sig.params().block_len;
     auto done = drive(*j, *new_in, &*out, chunk);

@@ -29,8 +29,8 @@ result<std::vector<std::uint8_t>> run_to_memory(job& j, std::span<const std::uin
 }  // namespace
 
 result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
-                                                 const sig_params& params) {
-    auto j = make_signature_job(params);
+                                                 const sig_params& params, job_options options) {
+    auto j = make_signature_job(params, options);
     return run_to_memory(*j, basis);
 }
 
@@ -43,8 +43,8 @@ result<signature> load_signature(std::span<const std::uint8_t> bytes, std::strin
 }
 
 result<std::vector<std::uint8_t>> make_delta(const signature& sig, std::span<const std::uint8_t> new_file,
-                                             std::size_t slack_chunk) {
-    auto j = make_delta_job(sig);
+                                             std::size_t slack_chunk, job_options options) {
+    auto j = make_delta_job(sig, options);
     return run_to_memory(*j, new_file, sig.block_count() == 0 ? slack_chunk : 0);
 }
 

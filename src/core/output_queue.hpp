@@ -1,42 +1,57 @@
 // output_queue.hpp - bytes a job has produced but the caller has not taken yet.
+// Storage is not zero-filled and is compacted as the caller drains it, so a
+// queue that is never fully drained stays small.
 #pragma once
 
 #include <rdelta/job.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
+#include <memory>
 
 namespace rdelta::detail {
 
 class output_queue {
 public:
-    /// Room for n more bytes at the end; commit() them after writing.
+    /// Room for n more bytes at the end, counted as produced.
     std::uint8_t* reserve(std::size_t n) {
-        if (read_ == data_.size()) data_.clear(), read_ = 0;
-        const std::size_t old = data_.size();
-        data_.resize(old + n);
-        return data_.data() + old;
+        if (end_ + n > capacity_) make_room(n);
+        std::uint8_t* p = data_.get() + end_;
+        end_ += n;
+        return p;
     }
-    /// Drop the unused part of the last reserve().
-    void shrink_by(std::size_t unused) { data_.resize(data_.size() - unused); }
     void append(const std::uint8_t* p, std::size_t n) {
         if (n) std::memcpy(reserve(n), p, n);
     }
     /// Move as much as fits into the caller's output window; return bytes moved.
     std::size_t drain(buffers& io) noexcept {
-        const std::size_t n = std::min(io.avail_out, data_.size() - read_);
-        if (n) std::memcpy(io.next_out, data_.data() + read_, n);
+        const std::size_t n = std::min(io.avail_out, end_ - read_);
+        if (n) std::memcpy(io.next_out, data_.get() + read_, n);
         io.next_out += n, io.avail_out -= n, read_ += n;
-        if (read_ == data_.size()) data_.clear(), read_ = 0;
+        if (read_ == end_) read_ = end_ = 0;
         return n;
     }
-    bool empty() const noexcept { return read_ == data_.size(); }
-    std::size_t size() const noexcept { return data_.size() - read_; }
+    bool empty() const noexcept { return read_ == end_; }
+    std::size_t size() const noexcept { return end_ - read_; }
 
 private:
-    std::vector<std::uint8_t> data_;
-    std::size_t read_ = 0;
+    void make_room(std::size_t n) {
+        const std::size_t live = end_ - read_;
+        if (read_ > 0 && live + n <= capacity_) {  // compact in place
+            std::memmove(data_.get(), data_.get() + read_, live);
+        } else {
+            const std::size_t cap = std::max({capacity_ * 2, live + n, std::size_t{4096}});
+            auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(cap);
+            if (live) std::memcpy(bigger.get(), data_.get() + read_, live);
+            data_ = std::move(bigger);
+            capacity_ = cap;
+        }
+        read_ = 0, end_ = live;
+    }
+
+    std::unique_ptr<std::uint8_t[]> data_;
+    std::size_t capacity_ = 0, read_ = 0, end_ = 0;
 };
 
 }  // namespace rdelta::detail

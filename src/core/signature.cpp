@@ -2,6 +2,7 @@
 #include "block_index.hpp"
 #include "netint.hpp"
 #include "output_queue.hpp"
+#include "parallel.hpp"
 #include "weak_sum.hpp"
 #include "../hash/strong_sum.hpp"
 
@@ -45,7 +46,10 @@ namespace {
 // buffer when possible, a partial one through `pending_`.
 class signature_job final : public job {
 public:
-    explicit signature_job(const sig_params& params) : params_(params) { stats_.op = "signature"; }
+    signature_job(const sig_params& params, job_options options)
+        : params_(params), threads_(options.threads ? options.threads : detail::default_threads()) {
+        stats_.op = "signature";
+    }
 
     result<job_status> iterate(buffers& io) override {
         if (failed_) return *failed_;
@@ -87,6 +91,8 @@ private:
     // Only take more input while the output queue is small, to bound memory.
     void consume(buffers& io) {
         const std::size_t bl = params_.block_len;
+        // Batches big enough to share among threads, small enough to stay in cache.
+        const std::size_t batch_blocks = std::max<std::size_t>(1, (threads_ * (std::size_t{4} << 20)) / bl);
         while (io.avail_in > 0 && out_.size() < (1u << 20)) {
             if (!pending_.empty() || io.avail_in < bl) {
                 const std::size_t take = std::min(bl - pending_.size(), io.avail_in);
@@ -98,7 +104,7 @@ private:
                 }
                 continue;
             }
-            const std::size_t blocks = std::min<std::size_t>(io.avail_in / bl, 4096);
+            const std::size_t blocks = std::min(io.avail_in / bl, batch_blocks);
             emit_blocks(io.next_in, bl, blocks);
             advance(io, blocks * bl);
         }
@@ -109,20 +115,31 @@ private:
         stats_.in_bytes += static_cast<std::int64_t>(n);
     }
 
-    // Records for `count` blocks of `len` bytes at p.
+    // Records for `count` blocks of `len` bytes at p; slices of blocks are hashed
+    // in parallel, each writing its records straight into the output.
     void emit_blocks(const std::uint8_t* p, std::size_t len, std::size_t count) {
-        digests_.resize(count * detail::digest_stride);
-        detail::strong_sum_many(format_.strong, p, len, count, digests_.data());
         const std::size_t rec = 4 + params_.strong_len;
         std::uint8_t* o = out_.reserve(count * rec);
-        for (std::size_t i = 0; i < count; ++i, o += rec) {
-            detail::put_be(o, detail::weak_sum_of(format_.weak, p + i * len, len), 4);
-            std::memcpy(o + 4, digests_.data() + i * detail::digest_stride, params_.strong_len);
-        }
+        constexpr std::size_t slice_bytes = std::size_t{1} << 20;
+        const std::size_t per_slice = std::max<std::size_t>(1, slice_bytes / len);
+        const std::size_t slices = (count + per_slice - 1) / per_slice;
+        if (digests_.size() < slices * per_slice * detail::digest_stride)
+            digests_.resize(slices * per_slice * detail::digest_stride);
+        detail::parallel_for(slices, threads_, [&](std::size_t s) {
+            const std::size_t first = s * per_slice, n = std::min(per_slice, count - first);
+            std::uint8_t* digests = digests_.data() + first * detail::digest_stride;
+            detail::strong_sum_many(format_.strong, p + first * len, len, n, digests);
+            std::uint8_t* r = o + first * rec;
+            for (std::size_t i = 0; i < n; ++i, r += rec) {
+                detail::put_be(r, detail::weak_sum_of(format_.weak, p + (first + i) * len, len), 4);
+                std::memcpy(r + 4, digests + i * detail::digest_stride, params_.strong_len);
+            }
+        });
         stats_.sig_blocks += static_cast<std::int64_t>(count);
     }
 
     sig_params params_;
+    unsigned threads_;
     sig_format format_;
     bool started_ = false;
     std::optional<error> failed_;
@@ -134,8 +151,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<job> make_signature_job(const sig_params& params) {
-    return std::make_unique<signature_job>(params);
+std::unique_ptr<job> make_signature_job(const sig_params& params, job_options options) {
+    return std::make_unique<signature_job>(params, options);
 }
 
 }  // namespace rdelta

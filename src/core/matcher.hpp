@@ -1,0 +1,128 @@
+// matcher.hpp - delta generation's scan and command emission, exactly as
+// librsync 2.3.2 (the format reference, section 7.3).
+//
+// State: `start` (first byte not yet encoded), `scan` (pending literal bytes after
+// start) and a pending COPY. While strictly more than one block of data follows
+// the window at start+scan, that block-long window is looked up: a match becomes
+// (or extends) a COPY, a miss adds one literal byte. At the end of input the
+// window shrinks from the front (suffixes of the file are tried). Literal runs
+// are cut at 32768 bytes; copies merge only when contiguous in the basis.
+// Positions are offsets into the byte range of the current call; rebase() moves
+// them when the caller's range moves.
+#pragma once
+
+#include "command_writer.hpp"
+#include "window_search.hpp"
+
+#include <algorithm>
+
+namespace rdelta::detail {
+
+template <weak_kind Kind>
+class matcher {
+public:
+    matcher(const block_index& index, std::size_t block_len, strong_kind strong, command_writer& writer,
+            job_stats& stats)
+        : search_(index, block_len, strong, stats), block_len_(block_len), writer_(writer) {}
+
+    /// Current window position.
+    std::size_t position() const noexcept { return start_ + scan_; }
+
+    /// Scan windows at positions before `limit` (limit + block_len < end of d).
+    void scan_until(const std::uint8_t* d, std::size_t limit) {
+        data_ = d;
+        std::size_t pos = position();
+        while (pos < limit) {
+            const search_hit hit = search_.find_next(d, pos, limit);
+            append_misses(hit.pos - pos);
+            if (hit.block < 0) break;
+            append_match(static_cast<std::uint64_t>(hit.block) * block_len_, block_len_);
+            pos = hit.pos + block_len_;
+        }
+    }
+
+    /// Phase A over d[0, end): every window followed by more than a block of data.
+    void scan_full(const std::uint8_t* d, std::size_t end) {
+        if (end > block_len_) scan_until(d, end - block_len_);
+    }
+
+    /// Phase B over d[0, end), at end of input: ever shorter suffixes of the file.
+    void scan_tail(const std::uint8_t* d, std::size_t end) {
+        data_ = d;
+        auto& weak = search_.weak();
+        while (position() < end) {
+            const std::size_t pos = position();
+            if (weak.count == 0) weak.init(d + pos, std::min(block_len_, end - pos));
+            const std::size_t len = weak.count;
+            const std::int64_t block = search_.lookup_current(d + pos, len);
+            if (block >= 0) {
+                append_match(static_cast<std::uint64_t>(block) * block_len_, len);
+                search_.reset_weak();
+            } else {
+                weak.rollout(d[pos]);
+                append_misses(1);
+            }
+        }
+    }
+
+    /// Take over the result of a speculative scan that visited the current position:
+    /// its matches (in order, each at or after position()) and the position it ended at.
+    void replay(const std::uint8_t* d, const search_hit* hits, std::size_t count, std::size_t end_pos) {
+        data_ = d;
+        for (std::size_t i = 0; i < count; ++i) {
+            append_misses(hits[i].pos - position());
+            append_match(static_cast<std::uint64_t>(hits[i].block) * block_len_, block_len_);
+        }
+        append_misses(end_pos - position());
+        search_.reset_weak();  // recomputed at the next window; same value as rolled
+    }
+
+    /// Emit the pending COPY or literal (from the range of the last scan).
+    void flush() {
+        if (copy_len_ > 0) {
+            writer_.copy(copy_pos_, copy_len_);
+            copy_len_ = 0;
+        } else if (scan_ > 0) {
+            writer_.literal(data_ + start_, scan_);
+            start_ += scan_;
+            scan_ = 0;
+        }
+    }
+
+    /// First byte not yet encoded; bytes before it are no longer needed.
+    std::size_t start() const noexcept { return start_; }
+    /// The caller's byte range moved: offset `delta` is now offset 0.
+    void rebase(std::size_t delta) noexcept { start_ -= delta; }
+
+private:
+    void append_match(std::uint64_t pos, std::size_t len) {
+        if (copy_len_ > 0 && copy_pos_ + copy_len_ == pos) {
+            copy_len_ += len;
+        } else {
+            flush();
+            copy_pos_ = pos, copy_len_ = len;
+        }
+        start_ += scan_ + len;
+        scan_ = 0;
+    }
+
+    // `n` missed windows: librsync flushes before a miss when a COPY is pending or
+    // the literal has reached 32768 bytes.
+    void append_misses(std::size_t n) {
+        while (n > 0) {
+            if (copy_len_ > 0 || scan_ >= max_literal_run) flush();
+            const std::size_t step = std::min(n, max_literal_run - scan_);
+            scan_ += step;
+            n -= step;
+        }
+    }
+
+    window_search<Kind> search_;
+    const std::size_t block_len_;
+    command_writer& writer_;
+    const std::uint8_t* data_ = nullptr;
+    std::size_t start_ = 0, scan_ = 0;
+    std::uint64_t copy_pos_ = 0, copy_len_ = 0;
+};
+
+}  // namespace rdelta::detail

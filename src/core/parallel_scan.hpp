@@ -1,0 +1,79 @@
+// parallel_scan.hpp - delta scanning on several cores with output identical to
+// the sequential scan.
+//
+// The range is cut into segments. The first is scanned for real; every other one
+// is scanned speculatively from its first byte, recording its matches. Which
+// window the scan looks at next depends only on the current position, so once
+// the real scan reaches a position that a speculative scan also visited, the
+// rest of that speculative scan is exactly what the real scan would do: its
+// matches are replayed into the real scan. A speculative scan visits every
+// position of its segment except those strictly inside its matches; when the
+// real scan lands inside one, it scans on by itself until it leaves it.
+#pragma once
+
+#include "matcher.hpp"
+#include "parallel.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace rdelta::detail {
+
+template <weak_kind Kind>
+void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t block_len, strong_kind strong,
+                   const std::uint8_t* d, std::size_t end, unsigned threads, job_stats& stats) {
+    const std::size_t stop = end - block_len;  // caller ensures end > block_len
+    const std::size_t from = real.position();
+    const std::size_t segments = threads;
+    const std::size_t seg_len = (stop - from) / segments;
+    auto boundary = [&](std::size_t k) { return k >= segments ? stop : from + k * seg_len; };
+
+    struct probe {
+        std::vector<search_hit> hits;
+        std::size_t exit = 0;
+        job_stats stats;
+    };
+    std::vector<probe> probes(segments);
+    parallel_for(segments, threads, [&](std::size_t k) {
+        if (k == 0) return real.scan_until(d, boundary(1));
+        probe& pr = probes[k];
+        window_search<Kind> search(index, block_len, strong, pr.stats);
+        std::size_t pos = boundary(k);
+        const std::size_t limit = boundary(k + 1);
+        while (pos < limit) {
+            const search_hit hit = search.find_next(d, pos, limit);
+            if (hit.block < 0) {
+                pos = limit;
+                break;
+            }
+            pr.hits.push_back(hit);
+            pos = hit.pos + block_len;
+        }
+        pr.exit = pos;
+    });
+
+    for (std::size_t k = 1; k < segments; ++k) {
+        const probe& pr = probes[k];
+        real.scan_until(d, boundary(k));
+        while (real.position() < pr.exit) {
+            const std::size_t pos = real.position();
+            auto next = std::lower_bound(pr.hits.begin(), pr.hits.end(), pos,
+                                         [](const search_hit& h, std::size_t p) { return h.pos < p; });
+            if (next != pr.hits.begin() && pos < std::prev(next)->pos + block_len) {
+                // Inside a speculative match: that position was never visited there.
+                real.scan_until(d, std::min(std::prev(next)->pos + block_len, stop));
+                continue;
+            }
+            real.replay(d, pr.hits.data() + (next - pr.hits.begin()),
+                        static_cast<std::size_t>(pr.hits.end() - next), pr.exit);
+            break;
+        }
+        stats.searches += pr.stats.searches;
+        stats.weak_hits += pr.stats.weak_hits;
+        stats.strong_calcs += pr.stats.strong_calcs;
+        stats.matches += pr.stats.matches;
+    }
+    real.scan_until(d, stop);
+}
+
+}  // namespace rdelta::detail

@@ -1,0 +1,98 @@
+// window_search.hpp - finding the next window that matches a signature block.
+//
+// The weak sum rolls one byte per missed window; a prefilter bitmap rejects
+// almost every miss without touching the index, and the strong sum of a window
+// is computed only when its weak key is in the index. A search depends only on
+// the data and the position it starts at, which is what lets delta generation
+// scan segments speculatively in parallel.
+#pragma once
+
+#include "block_index.hpp"
+#include "weak_sum.hpp"
+#include "../hash/strong_sum.hpp"
+
+#include <rdelta/format.hpp>
+#include <rdelta/job.hpp>
+
+#include <type_traits>
+
+namespace rdelta::detail {
+
+/// A window position and the block it matches (-1: no match before the limit).
+struct search_hit {
+    std::size_t pos;
+    std::int64_t block;
+};
+
+template <weak_kind Kind>
+class window_search {
+    using weak_state = std::conditional_t<Kind == weak_kind::rollsum, rollsum, rabinkarp>;
+
+public:
+    window_search(const block_index& index, std::size_t block_len, strong_kind strong, job_stats& stats)
+        : index_(index), block_len_(block_len), strong_(strong), stats_(stats) {}
+
+    /// First window at or after `pos` and before `limit` whose block-long window
+    /// matches; windows need a block of data plus one byte: limit + block_len < end.
+    search_hit find_next(const std::uint8_t* d, std::size_t pos, std::size_t limit) {
+        const std::size_t bl = block_len_;
+        if (pos >= limit) return {pos, -1};
+        if (weak_.count == 0) weak_.init(d + pos, bl);
+        for (;;) {
+            const std::size_t p = roll_until_candidate(d, pos, limit);
+            if (p == limit) return {p, -1};
+            const std::int64_t block = lookup(d + p, bl);
+            if (block >= 0) {
+                weak_.count = 0;
+                return {p, block};
+            }
+            weak_.rotate(d[p], d[p + bl]);
+            pos = p + 1;
+        }
+    }
+
+    /// Look up the window d[0, len) whose weak sum is current (used at the tail).
+    std::int64_t lookup_current(const std::uint8_t* window, std::size_t len) { return lookup(window, len); }
+
+    /// The rolling weak sum: count 0 means "recompute at the next window".
+    weak_state& weak() noexcept { return weak_; }
+    void reset_weak() noexcept { weak_.count = 0; }
+
+private:
+    std::size_t roll_until_candidate(const std::uint8_t* d, std::size_t p, std::size_t limit) {
+        const std::size_t bl = block_len_;
+        weak_state w = weak_;  // in registers for the hot loop
+        const std::size_t from = p;
+        while (p < limit && !index_.may_contain(weak_key<Kind>(w.digest()))) {
+            w.rotate(d[p], d[p + bl]);
+            ++p;
+        }
+        weak_ = w;
+        stats_.searches += static_cast<std::int64_t>(p - from);
+        return p;
+    }
+
+    std::int64_t lookup(const std::uint8_t* window, std::size_t len) {
+        ++stats_.searches;
+        const std::uint32_t key = weak_key<Kind>(weak_.digest());
+        bool key_found = false;
+        const std::int64_t block = index_.find(key, [&] {
+            key_found = true;
+            ++stats_.strong_calcs;
+            strong_sum(strong_, window, len, digest_);
+            return digest_;
+        });
+        stats_.weak_hits += key_found;
+        stats_.matches += block >= 0;
+        return block;
+    }
+
+    const block_index& index_;
+    const std::size_t block_len_;
+    const strong_kind strong_;
+    job_stats& stats_;
+    weak_state weak_;
+    std::uint8_t digest_[digest_stride];
+};
+
+}  // namespace rdelta::detail
