@@ -16,11 +16,18 @@ int main(int argc, char** argv) {
     inv.prog = inv.as_rdiff ? "rdiff" : "rdelta";
 
     auto parsed = parse_command_line(argc, argv, inv.as_rdiff);
-    if (auto* usage = std::get_if<usage_error>(&parsed)) return report_usage(inv, usage->message);
+    // rdiff warns once per -v reached, even before help, version or a usage error.
+    auto warn_trace = [&](int count) {
+        for (int i = 0; inv.as_rdiff && i < count; ++i) std::fputs("rdiff: Library does not support trace.\n", stderr);
+    };
+    if (auto* usage = std::get_if<usage_error>(&parsed)) {
+        warn_trace(usage->verbose_count);
+        return report_usage(inv, usage->message);
+    }
     const request& req = std::get<request>(parsed);
+    warn_trace(req.verbose_count);
     if (req.show_help) return std::fputs(help_text(inv.as_rdiff).c_str(), stdout), 0;
     if (req.show_version) return std::fputs(version_text(inv.as_rdiff).c_str(), stdout), 0;
-    if (req.verbose && inv.as_rdiff) std::fputs("rdiff: Library does not support trace.\n", stderr);
 
     install_cleanup_handlers();
     return run_command(req, inv);

@@ -2,6 +2,8 @@
 // mod 2^32 (seed 1, so zero blocks of different lengths differ).
 #pragma once
 
+#include "weak_block_sum.hpp"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -16,12 +18,16 @@ struct rabinkarp {
     std::size_t count = 0;
 
     void init(const std::uint8_t* p, std::size_t n) noexcept {
-        std::uint32_t h = 1, m = 1;
-        for (std::size_t i = 0; i < n; ++i) {
-            h = h * mult + p[i];
-            m *= mult;
-        }
-        hash = h, mult_pow = m, count = n;
+        hash = rabinkarp_block(p, n);
+        mult_pow = power(n);
+        count = n;
+    }
+    /// mult^n mod 2^32 by squaring.
+    static std::uint32_t power(std::size_t n) noexcept {
+        std::uint32_t result = 1, base = mult;
+        for (; n; n >>= 1, base *= base)
+            if (n & 1) result *= base;
+        return result;
     }
     void rotate(std::uint8_t out, std::uint8_t in) noexcept {
         hash = hash * mult + in - mult_pow * (out + adjust);
@@ -39,6 +45,7 @@ struct rabinkarp {
     std::uint32_t digest() const noexcept { return hash; }
 };
 
+/// The digest of one block: the plain reference loop.
 inline std::uint32_t rabinkarp_of(const std::uint8_t* p, std::size_t n) noexcept {
     std::uint32_t h = 1;
     for (std::size_t i = 0; i < n; ++i) h = h * rabinkarp::mult + p[i];

@@ -3,6 +3,8 @@
 // 32-bit wrap-around arithmetic is exact.
 #pragma once
 
+#include "weak_block_sum.hpp"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -15,12 +17,8 @@ struct rollsum {
 
     /// Sum of a whole window (replaces the state).
     void init(const std::uint8_t* p, std::size_t n) noexcept {
-        std::uint32_t a = 0, b = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            a += p[i] + char_offset;
-            b += a;
-        }
-        s1 = a, s2 = b, count = n;
+        rollsum_block(p, n, s1, s2);
+        count = n;
     }
     /// Slide the window by one byte: drop `out` at the front, append `in`.
     void rotate(std::uint8_t out, std::uint8_t in) noexcept {
@@ -42,11 +40,14 @@ struct rollsum {
     std::uint32_t digest() const noexcept { return (s2 << 16) | (s1 & 0xffff); }
 };
 
-/// The digest of one block.
+/// The digest of one block: the plain reference loop.
 inline std::uint32_t rollsum_of(const std::uint8_t* p, std::size_t n) noexcept {
-    rollsum r;
-    r.init(p, n);
-    return r.digest();
+    std::uint32_t a = 0, b = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        a += p[i] + rollsum::char_offset;
+        b += a;
+    }
+    return (b << 16) | (a & 0xffff);
 }
 
 }  // namespace rdelta::detail

@@ -9,8 +9,12 @@
 
 namespace rdelta::detail {
 
+/// Weak digest of a block (the fast block kernels).
 inline std::uint32_t weak_sum_of(weak_kind kind, const std::uint8_t* p, std::size_t n) noexcept {
-    return kind == weak_kind::rollsum ? rollsum_of(p, n) : rabinkarp_of(p, n);
+    if (kind == weak_kind::rabinkarp) return rabinkarp_block(p, n);
+    std::uint32_t s1, s2;
+    rollsum_block(p, n, s1, s2);
+    return (s2 << 16) | (s1 & 0xffff);
 }
 
 /// MurmurHash3's 32-bit finaliser: librsync mixes rollsum digests with it (a bijection).

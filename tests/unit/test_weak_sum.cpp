@@ -101,3 +101,25 @@ TEST_CASE("lookup keys: mix32 for rollsum, and key 0 becomes 0xffffffff") {
     CHECK(mix32(0) == 0u);
     CHECK(weak_key(weak_kind::rollsum, 0u) == 0xffffffffu);
 }
+
+TEST_CASE("block kernels equal the plain loops at every length and alignment") {
+    const auto data = test::random_bytes(700, 13);
+    for (std::size_t offset = 0; offset < 16; ++offset) {
+        for (std::size_t n = 0; n + offset <= 600; n += (n < 80 ? 1 : 37)) {
+            CAPTURE(offset);
+            CAPTURE(n);
+            const std::uint8_t* p = data.data() + offset;
+            REQUIRE(rabinkarp_block(p, n) == rabinkarp_of(p, n));
+            REQUIRE(weak_sum_of(weak_kind::rabinkarp, p, n) == rabinkarp_of(p, n));
+            REQUIRE(weak_sum_of(weak_kind::rollsum, p, n) == rollsum_of(p, n));
+            rabinkarp k;
+            k.init(p, n);
+            std::uint32_t m = 1;
+            for (std::size_t i = 0; i < n; ++i) m *= rabinkarp::mult;
+            REQUIRE(k.mult_pow == m);
+        }
+    }
+    const test::bytes ff(100000, 0xff);
+    CHECK(weak_sum_of(weak_kind::rollsum, ff.data(), ff.size()) == rollsum_of(ff.data(), ff.size()));
+    CHECK(rabinkarp_block(ff.data(), ff.size()) == rabinkarp_of(ff.data(), ff.size()));
+}

@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""Benchmark rdelta against librsync's rdiff: speed, peak memory, byte-identical output.
+
+Both tools run alternately inside one invocation, because the shared machine drifts
+10-20% per hour; only the ratios from a single run are meaningful.  See bench/README.md.
+"""
+import argparse, ctypes, datetime, filecmp, math, os, platform, random, shlex, shutil
+import statistics, subprocess, sys, tempfile, time
+
+GEN_VERSION = 1          # bump when generators change so cached inputs are rebuilt
+CHUNK = 1 << 20          # os.urandom is fastest around 1 MiB per call
+MiB = 1 << 20
+SCENARIOS = ["old", "edits", "shifted", "unrelated", "identical", "ext4", "sparse", "memory"]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)   # progress on stderr keeps stdout pasteable
+
+
+def parse_size(text):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    n = int(float(t[:-1]) * units[t[-1]]) if t and t[-1] in units else int(t)
+    if n < 4 * MiB:
+        raise argparse.ArgumentTypeError("size must be at least 4M")
+    return n
+
+
+# ---------------------------------------------------------------- input generation
+
+def write_random(f, n, zeros=False):
+    """Write n random (or zero) bytes in big chunks: per-byte generation would take hours."""
+    while n > 0:
+        k = min(n, CHUNK)
+        f.write(bytes(k) if zeros else os.urandom(k))
+        n -= k
+
+
+def copy_stream(src, dst, n):
+    while n > 0:
+        buf = src.read(min(n, 8 * CHUNK))
+        if not buf:
+            break
+        dst.write(buf)
+        n -= len(buf)
+
+
+def copy_sparse(src_path, dst_path):
+    """Copy keeping holes (SEEK_DATA/SEEK_HOLE); a plain copy would write 16x the data."""
+    size = os.path.getsize(src_path)
+    with open(src_path, "rb") as src, open(dst_path, "wb") as dst:
+        dst.truncate(size)
+        pos = 0
+        while pos < size:
+            try:
+                pos = os.lseek(src.fileno(), pos, os.SEEK_DATA)
+            except OSError:          # ENXIO: only a hole remains
+                break
+            end = os.lseek(src.fileno(), pos, os.SEEK_HOLE)
+            while pos < end:
+                pos += os.copy_file_range(src.fileno(), dst.fileno(), end - pos, pos, pos)
+
+
+def overwrite_blocks(path, count, span, rng, align=1):
+    """Scatter `count` random 4 KiB writes over [0, span)."""
+    with open(path, "r+b") as f:
+        for _ in range(count):
+            f.seek(rng.randrange(0, span - 4096) // align * align)
+            f.write(os.urandom(4096))
+
+
+def ext4_layout(size, rng):
+    """Alternating data/zero regions, ~60% zeros, zero runs 1-64 MiB (scaled down for small sizes)."""
+    hi = max(64 * 1024, min(64 * MiB, size // 16))
+    lo = min(MiB, hi)
+    regions, off, is_data = [], 0, True
+    while off < size:
+        n = rng.randint(lo, hi)
+        if is_data:
+            n = n * 2 // 3           # data mean = 2/3 of zero mean -> 40% data, 60% zeros
+        n = min(size - off, max(4096, n // 4096 * 4096))
+        regions.append((off, n, is_data))
+        off += n
+        is_data = not is_data
+    return regions
+
+
+class Inputs:
+    """Generated input files, cached in WORKDIR/inputs-v<N>-<size>/ across invocations."""
+
+    def __init__(self, workdir, size):
+        self.size = size
+        self.dir = os.path.join(workdir, f"inputs-v{GEN_VERSION}-{size}")
+        os.makedirs(self.dir, exist_ok=True)
+
+    def path(self, name):
+        p = os.path.join(self.dir, name)
+        if not os.path.exists(p):
+            group = name.split("-")[0]
+            t0 = time.perf_counter()
+            log(f"generating {group} inputs in {self.dir} ...")
+            rng = random.Random(f"{group}-{GEN_VERSION}")   # reproducible layouts
+            getattr(self, "gen_" + group)(rng)
+            log(f"  done in {time.perf_counter() - t0:.1f}s")
+        return p
+
+    def _finish(self, *names):
+        # Generated as .tmp and renamed when complete: an interrupted run never leaves a
+        # truncated file that would later look cached.
+        for n in names:
+            os.replace(os.path.join(self.dir, n + ".tmp"), os.path.join(self.dir, n))
+
+    def _tmp(self, name):
+        return os.path.join(self.dir, name + ".tmp")
+
+    def gen_old(self, rng, name="old"):
+        with open(self._tmp(name), "wb") as f:
+            write_random(f, self.size)
+        self._finish(name)
+
+    def gen_unrelated(self, rng):
+        self.gen_old(rng, "unrelated")
+
+    def gen_identical(self, rng):
+        shutil.copyfile(self.path("old"), self._tmp("identical"))   # real copy, not a link
+        self._finish("identical")
+
+    def gen_edits(self, rng):
+        shutil.copyfile(self.path("old"), self._tmp("edits"))
+        overwrite_blocks(self._tmp("edits"), 1000, self.size, rng)
+        self._finish("edits")
+
+    def gen_shifted(self, rng):
+        """Insert or delete 1-64 bytes at 10 places: breaks block alignment everywhere after."""
+        points = sorted(rng.sample(range(1, self.size - 4096), 10))
+        with open(self.path("old"), "rb") as src, open(self._tmp("shifted"), "wb") as dst:
+            pos = 0
+            for p in points:
+                p = max(p, pos)
+                copy_stream(src, dst, p - pos)
+                pos = p
+                n = rng.randint(1, 64)
+                if rng.random() < 0.5:
+                    dst.write(os.urandom(n))
+                else:
+                    src.seek(n, os.SEEK_CUR)
+                    pos += n
+            copy_stream(src, dst, self.size)
+        self._finish("shifted")
+
+    def gen_ext4(self, rng):
+        """Disk-image-like pair; the zeros are written (dense), holes are the sparse case."""
+        regions = ext4_layout(self.size, rng)
+        with open(self._tmp("ext4-old"), "wb") as f:
+            for _, n, is_data in regions:
+                write_random(f, n, zeros=not is_data)
+        shutil.copyfile(self._tmp("ext4-old"), self._tmp("ext4-new"))
+        with open(self._tmp("ext4-new"), "r+b") as f:
+            for off, n, is_data in regions:
+                r = rng.random()
+                if is_data and r < 0.05:            # file rewritten in place
+                    f.seek(off)
+                    write_random(f, n)
+                elif is_data and r < 0.25:          # a few fs blocks modified
+                    for _ in range(16):
+                        f.seek(off + rng.randrange(0, n // 4096) * 4096)
+                        f.write(os.urandom(4096))
+                elif not is_data and r < 0.10:      # new file allocated in free space
+                    f.seek(off)
+                    write_random(f, min(n, MiB))
+        self._finish("ext4-old", "ext4-new")
+
+    def gen_sparse(self, rng):
+        """16x --size apparent, --size written in 64 regions at scattered 4 KiB-aligned offsets."""
+        apparent, nreg = 16 * self.size, 64
+        reg = self.size // nreg // 4096 * 4096
+        slot = apparent // nreg
+        with open(self._tmp("sparse-old"), "wb") as f:
+            f.truncate(apparent)
+            for i in range(nreg):
+                f.seek(i * slot + rng.randrange(0, slot - reg) // 4096 * 4096)
+                write_random(f, reg)
+        copy_sparse(self._tmp("sparse-old"), self._tmp("sparse-new"))
+        overwrite_blocks(self._tmp("sparse-new"), 1000, apparent, rng, align=4096)
+        self._finish("sparse-old", "sparse-new")
+
+
+# ---------------------------------------------------------------- measuring
+
+def become_subreaper():
+    """Why not just Popen + wait4: ru_maxrss is inherited across exec (the kernel folds the
+    pre-exec memory's high-water mark in), so a child spawned from Python reports at least
+    Python's own peak RSS (14+ MiB), swamping rdiff's real ~2 MiB.  Instead a tiny /bin/sh
+    forks the tool and exits at once; as child subreaper we adopt the tool and wait4() it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(36, 1, 0, 0, 0) != 0:      # 36 = PR_SET_CHILD_SUBREAPER (Linux >= 3.4)
+        sys.exit(f"prctl(PR_SET_CHILD_SUBREAPER) failed: {os.strerror(ctypes.get_errno())}")
+
+
+def run_measured(argv, workdir):
+    """Run argv; return (wall seconds incl. ~1 ms of sh start, peak RSS KiB). Exit loudly on failure."""
+    with tempfile.TemporaryFile(dir=workdir) as err:
+        t0 = time.perf_counter()
+        sh = subprocess.run(["/bin/sh", "-c", '"$@" </dev/null >/dev/null & echo $!', "sh", *argv],
+                            stdout=subprocess.PIPE, stderr=err, check=True)
+        _, status, ru = os.wait4(int(sh.stdout), 0)
+        wall = time.perf_counter() - t0
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            err.seek(0)
+            log(f"\nERROR: command failed with exit code {code}{' (killed by signal)' if code < 0 else ''}:\n"
+                f"  {shlex.join(argv)}\nstderr:\n{err.read().decode(errors='replace')[-4000:]}")
+            sys.exit(2)
+    return wall, ru.ru_maxrss
+
+
+def warm_cache(paths):
+    """One untimed read so every timed run starts with the inputs in the page cache."""
+    buf = bytearray(4 * CHUNK)
+    for p in paths:
+        with open(p, "rb", buffering=0) as f:
+            while f.readinto(buf):
+                pass
+
+
+def same_file(a, b):
+    filecmp.BUFSIZE = 4 * CHUNK      # default 8 KiB is slow for 16 GiB sparse outputs
+    filecmp.clear_cache()            # outputs are rewritten under the same names
+    return filecmp.cmp(a, b, shallow=False)
+
+
+# ---------------------------------------------------------------- the benchmark plan
+
+def sig_tag(group, opts):
+    return "signature" + "".join(opts).replace("-", "_") + "-" + group
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.workdir = os.path.abspath(args.workdir)
+        self.out = os.path.join(self.workdir, "out")
+        shutil.rmtree(self.out, ignore_errors=True)   # stale outputs could fake a match
+        os.makedirs(self.out)
+        self.inp = Inputs(self.workdir, args.size)
+        self.cmd = {"rdiff": [args.rdiff], "rdelta": [args.rdelta]}
+        self.extra = {"rdiff": [], "rdelta": shlex.split(args.rdelta_args)}
+        self.mismatches = []
+
+    def argv(self, tool, opts, words):
+        return [*self.cmd[tool], "-f", *opts, *self.extra[tool], *words]
+
+    def ref_tool(self, scenario):
+        return "rdelta" if scenario == "sparse" and not self.args.with_rdiff_sparse else "rdiff"
+
+    def ref_output(self, tag, tool, opts, words):
+        """Untimed prerequisite (signature or delta) made by the reference tool; the timed row
+        with the same tag keeps its first output under the same name, so it is reused."""
+        path = os.path.join(self.out, f"{tag}.{tool}")
+        if not os.path.exists(path):
+            log(f"  making reference {tag} with {tool}")
+            run_measured(self.argv(tool, opts, [*words, path]), self.workdir)
+        return path
+
+    def ref_sig(self, basis, opts=()):
+        group = basis.split("-")[0]            # "old", "ext4" or "sparse": one signature each
+        return self.ref_output(sig_tag(group, opts), self.ref_tool(group), list(opts),
+                               ["signature", self.inp.path(basis)])
+
+    def ref_delta(self, scenario, basis, new):
+        return self.ref_output(f"delta-{scenario}", self.ref_tool(scenario), [],
+                               ["delta", self.ref_sig(basis), self.inp.path(new)])
+
+    def plan(self, chosen):
+        """Rows (operation, scenario, output tag, options, input bytes, make).  make() returns
+        (command words, expected output or None); it runs at row time so that reference
+        signatures/deltas are only built for rows that need them."""
+        p, S, rows = self.inp.path, self.args.size, []
+        if "old" in chosen:
+            for op, opts in [("signature", []), ("signature-md4", ["-H", "md4"]),
+                             ("signature-md4-rollsum", ["-H", "md4", "-R", "rollsum"])]:
+                rows.append((op, "old", sig_tag("old", opts), opts, S, lambda: (["signature", p("old")], None)))
+        pairs = {s: ("old", s) for s in ["edits", "shifted", "unrelated", "identical"]}
+        pairs.update(ext4=("ext4-old", "ext4-new"), sparse=("sparse-old", "sparse-new"))
+        for scn, (basis, new) in pairs.items():
+            n = S * (16 if scn == "sparse" else 1)
+            if scn in chosen and basis != "old":
+                rows.append(("signature", scn, sig_tag(scn, []), [], n, lambda b=basis: (["signature", p(b)], None)))
+            if scn in chosen:
+                rows.append(("delta", scn, f"delta-{scn}", [], n,
+                             lambda b=basis, f=new: (["delta", self.ref_sig(b), p(f)], None)))
+        for scn in ["edits", "unrelated", "sparse"]:
+            if scn in chosen:
+                (basis, new), n = pairs[scn], S * (16 if scn == "sparse" else 1)
+                rows.append(("patch", scn, f"patch-{scn}", [], n,
+                             lambda s=scn, b=basis, f=new: (["patch", p(b), self.ref_delta(s, b, f)], p(f))))
+        if "memory" in chosen:
+            rows.append(("delta (-b 1024 sig)", "memory", "delta-memory", [], S,
+                         lambda: (["delta", self.ref_sig("old", ("-b", "1024")), p("unrelated")], None)))
+        return rows
+
+    def run_row(self, row):
+        op, scn, tag, opts, nbytes, make = row
+        tools = ["rdelta"] if self.ref_tool(scn) == "rdelta" else ["rdiff", "rdelta"]   # sparse skips rdiff
+        words, expected = make()
+        warm_cache(words[1:])
+        log(f"{op} / {scn}: {' vs '.join(tools)}, {self.args.runs} run(s) each")
+        times = {t: [] for t in tools}
+        rss = {t: 0 for t in tools}
+        ref, same = expected, True
+        for i in range(self.args.runs):
+            # Alternate who goes first so slow drift and cache effects hit both equally.
+            for tool in (tools if i % 2 == 0 else tools[::-1]):
+                out = os.path.join(self.out, f"{tag}.{tool}" if ref is None else f"{tag}.{tool}.run{i + 1}")
+                wall, kib = run_measured(self.argv(tool, opts, [*words, out]), self.workdir)
+                times[tool].append(wall)
+                rss[tool] = max(rss[tool], kib)
+                if ref is None:        # the first output (rdiff's, when rdiff runs) is the reference
+                    ref = out
+                elif same_file(out, ref):
+                    os.remove(out)     # outputs can be GiBs (unrelated delta, sparse patch)
+                else:
+                    same = False
+                    os.replace(out, out + ".MISMATCH")
+                    self.mismatches.append(f"{op} / {scn}: {tool} output {out}.MISMATCH differs from {ref}")
+                    log("  !!! MISMATCH: " + self.mismatches[-1])
+        identical = ("yes" if same else "NO") if (expected or len(tools) > 1) else "n/a"
+        return dict(op=op, scn=scn, nbytes=nbytes, times=times, rss=rss, identical=identical)
+
+
+# ---------------------------------------------------------------- reporting
+
+def machine_info(args):
+    with open("/proc/cpuinfo") as f:
+        cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "unknown")
+
+    def version(exe):
+        try:
+            r = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10)
+            return (r.stdout or r.stderr).splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            return "?"
+    return [("date", datetime.datetime.now().astimezone().isoformat(timespec="seconds")),
+            ("cpu", cpu), ("nproc", str(len(os.sched_getaffinity(0)))), ("kernel", platform.release()),
+            ("load avg", " ".join(f"{x:.2f}" for x in os.getloadavg()) + " (at the end of the run)"),
+            ("rdiff", f"{args.rdiff} ({version(args.rdiff)})"),
+            ("rdelta", f"{args.rdelta} ({version(args.rdelta)}) extra args: {args.rdelta_args or '-'}"),
+            ("input size", f"{args.size / MiB:g} MiB (sparse: {16 * args.size / MiB:g} MiB apparent)"),
+            ("runs", f"{args.runs} per tool, alternating, page cache warm; times are medians")]
+
+
+def print_table(headers, rows, markdown):
+    if markdown:
+        print("| " + " | ".join(headers) + " |")
+        print("|" + "|".join("---" if i < 2 else "---:" for i in range(len(headers))) + "|")
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+        return
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    for r in [headers, ["-" * w for w in widths], *rows]:
+        print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+
+
+def report(args, results, mismatches):
+    for k, v in machine_info(args):
+        print(f"- {k}: {v}" if args.markdown else f"{k:>11}: {v}")
+    print()
+    fmt = lambda x, spec: "-" if x is None else format(x, spec)
+    rows = []
+    for r in results:
+        med = {t: statistics.median(v) for t, v in r["times"].items()}
+        a, b = med.get("rdiff"), med["rdelta"]
+        mibps = lambda s: None if s is None else r["nbytes"] / MiB / s
+        rss = lambda t: r["rss"][t] / 1024 if t in r["rss"] else None
+        rows.append([r["op"], r["scn"], fmt(a, ".3f"), fmt(b, ".3f"), fmt(a / b if a else None, ".2f") + ("x" if a else ""),
+                     fmt(mibps(a), ".0f"), fmt(mibps(b), ".0f"), fmt(rss("rdiff"), ".1f"), fmt(rss("rdelta"), ".1f"),
+                     r["identical"]])
+    print_table(["operation", "scenario", "rdiff s", "rdelta s", "speedup", "rdiff MiB/s", "rdelta MiB/s",
+                 "rdiff RSS MiB", "rdelta RSS MiB", "identical"], rows, args.markdown)
+    blocks = math.ceil(args.size / 1024)
+    for r in (r for r in results if r["scn"] == "memory"):
+        per = {t: f"{kib * 1024 / blocks:.1f} B/block (peak RSS {kib / 1024:.1f} MiB)" for t, kib in r["rss"].items()}
+        print(f"\ndelta memory per signature block: delta of 'unrelated' against a -b 1024 signature "
+              f"of 'old' ({blocks} blocks): rdiff {per['rdiff']}, rdelta {per['rdelta']}")
+    if mismatches:
+        print("\n" + "!" * 72 + "\n!!! OUTPUT MISMATCH - rdelta is NOT byte-identical to rdiff:")
+        print("\n".join("!!!   " + m for m in mismatches) + "\n" + "!" * 72)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rdelta", required=True, help="rdelta binary (e.g. build/src/cli/rdelta)")
+    ap.add_argument("--rdiff", default="/usr/bin/rdiff")
+    ap.add_argument("--size", type=parse_size, default=parse_size("1G"), help="input size, e.g. 64M, 1G")
+    ap.add_argument("--runs", type=int, default=3, help="timed runs per tool and row")
+    ap.add_argument("--workdir", default="/tmp/rdelta-bench", help="inputs (cached) and outputs")
+    ap.add_argument("--keep", action="store_true", default=True, help="keep generated inputs (default)")
+    ap.add_argument("--clean", action="store_true", help="delete generated inputs at the end")
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma list of: " + ",".join(SCENARIOS))
+    ap.add_argument("--rdelta-args", default="", help='extra options for rdelta only, e.g. "--threads 1" '
+                    '(a single option without a space needs --rdelta-args=--opt)')
+    ap.add_argument("--with-rdiff-sparse", action="store_true", help="also run rdiff on the sparse scenario (slow)")
+    ap.add_argument("--markdown", action="store_true", help="print the report as Markdown")
+    args = ap.parse_args()
+    chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+    unknown = set(chosen) - set(SCENARIOS)
+    if unknown or args.runs < 1:
+        ap.error(f"unknown scenario(s) {sorted(unknown)}" if unknown else "--runs must be >= 1")
+    for exe in (args.rdiff, args.rdelta):
+        if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+            ap.error(f"not an executable file: {exe}")
+    args.rdiff, args.rdelta = os.path.abspath(args.rdiff), os.path.abspath(args.rdelta)
+    become_subreaper()
+
+    bench = Bench(args)
+    results = [bench.run_row(row) for row in bench.plan(chosen)]
+    report(args, results, bench.mismatches)
+    if bench.mismatches:
+        log(f"outputs kept for inspection in {bench.out}")
+    else:
+        shutil.rmtree(bench.out, ignore_errors=True)
+    if args.clean:
+        shutil.rmtree(bench.inp.dir, ignore_errors=True)
+    sys.exit(1 if bench.mismatches else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,407 @@
+// options.cpp - rdiff 2.3.2's command line (popt) on top of Boost.program_options.
+//
+// The options are declared once, below, in Boost option descriptions; they drive both
+// parsing and --help. Where popt and Boost disagree, small adapters bridge the gap:
+//
+//  * popt acts on each option as it reaches it (`--help --bogus` prints help, `--bogus
+//    --help` fails), and names the last argv element it consumed in every message (`-sx`,
+//    not `-x`; `12abc` for `-b 12abc`). Boost parses everything first and throws on the
+//    first problem anywhere. So Boost gets one popt "step" at a time (one element, plus the
+//    next when the first ends in an option still wanting its value), and each step's
+//    options are applied, left to right, before the next step is parsed.
+//  * The other adapters are commented where they are: a value spelled like one of our short
+//    options, `--name=` with nothing after it, `---x`, and popt's `-b=5` and `-V=1`.
+#include "options.hpp"
+
+#include <rdelta/version.hpp>
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace rdelta::cli {
+namespace {
+
+namespace po = boost::program_options;
+namespace cls = po::command_line_style;
+
+// popt's messages (poptStrerror), each followed by ": " and the offending argv element.
+constexpr std::string_view unknown_option = "unknown option: ";
+constexpr std::string_view missing_argument = "missing argument: ";
+constexpr std::string_view unwanted_argument = "option does not take an argument: ";
+constexpr std::string_view bad_number = "invalid numeric value: ";
+constexpr std::string_view out_of_range = "number too large or too small: ";
+
+// ----- The options: the single source of truth for parsing and --help ----------------
+
+po::typed_value<std::string>* arg(const char* name) {
+    return po::value<std::string>()->value_name(name);
+}
+
+struct option_table {
+    po::options_description general, signature, delta, io, extensions, hidden, all;
+    option_table();
+};
+
+option_table::option_table() {
+    general.add_options()
+        ("verbose,v", "Trace internal processing")
+        ("version,V", "Show program version")
+        ("help,?", "Show this help message")
+        ("statistics,s", "Show performance statistics")
+        ("force,f", "Force overwriting existing files");
+    signature.add_options()
+        ("hash,H", arg("ALG"), "Hash algorithm: blake2 (default), md4")
+        ("rollsum,R", arg("ALG"), "Rollsum algorithm: rabinkarp (default), rollsum");
+    delta.add_options()
+        ("block-size,b", arg("BYTES"), "Signature block size, 0 (default) for recommended")
+        ("sum-size,S", arg("BYTES"), "Signature strength, 0 (default) for max, -1 for min");
+    io.add_options()
+        ("input-size,I", arg("BYTES"), "Input buffer size")
+        ("output-size,O", arg("BYTES"), "Output buffer size");
+    extensions.add_options()
+        ("threads,j", arg("N"), "Worker threads, 0 (default) for all cores")
+        ("progress", "Show progress")
+        ("no-progress", "Do not show progress")
+        ("nocache", "Do not keep file data in the page cache");
+    // Accepted but not listed, as in rdiff.
+    hidden.add_options()
+        (",h", "Show this help message")
+        ("stats", "Show performance statistics");
+    for (const auto* d : {&general, &signature, &delta, &io, &extensions, &hidden}) all.add(*d);
+}
+
+const option_table& table() {
+    static const option_table t;
+    return t;
+}
+
+// popt's syntax minus abbreviations: Boost's default style would accept `--stat`.
+constexpr int parser_style = cls::default_style & ~cls::allow_guessing;
+
+std::vector<po::option> boost_parse(const std::vector<std::string>& tokens) {
+    return po::command_line_parser(tokens)
+        .options(table().all)
+        .style(parser_style)
+        .allow_unregistered()  // unknown options stay in order, so earlier ones act first
+        .run()
+        .options;
+}
+
+/// The option called --name. An empty name would match every option lacking a short name
+/// (Boost compares it with their empty short names) and throw "ambiguous".
+const po::option_description* find_long(const std::string& name) {
+    return name.empty() ? nullptr : table().all.find_nothrow(name, false);
+}
+
+bool takes_value(const po::option_description* d) {
+    return d != nullptr && d->semantic()->max_tokens() > 0;
+}
+
+bool is_short_form(std::string_view element) {
+    return element.size() > 1 && element[0] == '-' && element[1] != '-';
+}
+
+// ----- Splitting argv into popt steps ----------------------------------------------------
+
+/// One popt step, parsed by Boost: an option element, plus the next element when the first
+/// ends in an option still wanting its value, or `--` and everything after it.
+struct step {
+    std::vector<po::option> options;
+    std::string named;              ///< the element popt names in messages: the last consumed
+    bool short_attached = false;    ///< values are glued to a short option, as in `-b=5`
+    bool value_missing = false;     ///< argv ended where the last option's value should be
+    std::optional<std::string> error;
+};
+
+/// Boost rejects `--name=` outright; popt gives the option an empty value.
+std::vector<std::string> split_empty_long_value(const std::string& element) {
+    if (element.starts_with("--") && element.find('=') == element.size() - 1) {
+        const std::string name = element.substr(2, element.size() - 3);
+        if (takes_value(find_long(name))) return {"--" + name, ""};
+    }
+    return {element};
+}
+
+/// Boost refuses a separate value spelled like one of our short options (`-S -s` is
+/// "missing argument" to Boost), while popt takes whatever element follows. Glued to its
+/// option (`-S-s`, `--sum-size=-s`) Boost takes it. Values not starting with '-' stay
+/// separate, as Boost cannot glue an empty one.
+std::vector<std::string> option_with_value(const std::string& option, const std::string& value) {
+    if (!value.starts_with('-')) return {option, value};
+    return {option.starts_with("--") ? option + "=" + value : option + value};
+}
+
+std::string syntax_message(const po::invalid_command_line_syntax& e, const std::string& element) {
+    using syntax = po::invalid_command_line_syntax;
+    if (e.kind() == syntax::extra_parameter) return std::string(unwanted_argument) + element;
+    if (e.kind() == syntax::empty_adjacent_parameter) {
+        // `--name=` for a value option was split above, so a known name here is a flag.
+        const std::string name = element.substr(2, element.size() - 3);
+        return std::string(find_long(name) ? unwanted_argument : unknown_option) + element;
+    }
+    return e.what();
+}
+
+/// The step starting at args[i]; advances i past the elements it consumes.
+step take_step(std::span<const std::string> args, std::size_t& i) {
+    const std::string& element = args[i++];
+    step s;
+    s.named = element;
+    if (element == "--") {  // Boost honours "--": everything after it is positional
+        s.options = boost_parse({args.begin() + static_cast<std::ptrdiff_t>(i) - 1, args.end()});
+        i = args.size();
+        return s;
+    }
+    if (element.starts_with("---")) {  // Boost would read `---s` as the short option -s
+        s.error = std::string(unknown_option) + element;
+        return s;
+    }
+    try {
+        s.options = boost_parse(split_empty_long_value(element));
+        s.short_attached = is_short_form(element);
+    } catch (const po::invalid_command_line_syntax& e) {
+        // Boost tells us when the element ends in an option wanting the next one as value.
+        if (e.kind() != po::invalid_command_line_syntax::missing_parameter) {
+            s.error = syntax_message(e, element);
+        } else if (i == args.size()) {
+            // Parse with a stand-in value, so options earlier in a cluster (`-Vb`) still act.
+            s.value_missing = true;
+            s.options = boost_parse({element, ""});
+        } else {
+            s.named = args[i++];
+            s.options = boost_parse(option_with_value(element, s.named));
+        }
+    }
+    return s;
+}
+
+// ----- Numbers ---------------------------------------------------------------------------
+
+enum class number_status { ok, invalid, out_of_range };
+
+/// popt's POPT_ARG_INT conversion: strtoll with base 0 (so hex, octal, a sign and leading
+/// blanks are accepted and "" is 0), trailing junk rejected, then a range check.
+number_status parse_number(const std::string& text, std::int64_t lo, std::int64_t hi,
+                           std::int64_t& out) {
+    char* end = nullptr;
+    errno = 0;
+    const long long value = std::strtoll(text.c_str(), &end, 0);
+    if (*end != '\0') return number_status::invalid;
+    if (errno == ERANGE || value < lo || value > hi) return number_status::out_of_range;
+    out = value;
+    return number_status::ok;
+}
+
+using int_limits = std::numeric_limits<int>;
+using int64_limits = std::numeric_limits<std::int64_t>;
+
+struct numeric_option {
+    std::string_view key;
+    std::int64_t request::*field;
+    std::int64_t lo, hi;  ///< rdiff's options are C ints; rdelta's own are 64-bit
+};
+
+constexpr numeric_option numeric_options[] = {
+    {"block-size", &request::block_size, int_limits::min(), int_limits::max()},
+    {"sum-size", &request::sum_size, int_limits::min(), int_limits::max()},
+    {"input-size", &request::input_size, int_limits::min(), int_limits::max()},
+    {"output-size", &request::output_size, int_limits::min(), int_limits::max()},
+    {"threads", &request::threads, int64_limits::min(), int64_limits::max()},
+};
+
+// ----- Applying options, left to right ---------------------------------------------------
+
+enum class flow { go_on, stop };
+
+class command_line {
+public:
+    explicit command_line(bool as_rdiff) : as_rdiff_(as_rdiff) {}
+    std::variant<request, usage_error> parse(std::span<const std::string> args);
+
+private:
+    flow apply(const step& s);
+    flow apply_option(const po::option& o, const step& s);
+    flow apply_value(const std::string& key, const std::string& value, const step& s);
+    flow fail(std::string message);
+    void resolve_action();
+
+    bool as_rdiff_;
+    request req_;
+    std::optional<usage_error> error_;
+    std::vector<std::string> positionals_;
+};
+
+flow command_line::fail(std::string message) {
+    error_ = usage_error{std::move(message), req_.verbose_count};
+    return flow::stop;
+}
+
+/// Boost splits `-V=1` into -V and an unknown option "-="; popt rejects it before acting.
+bool is_glued_equals(const po::option& o) {
+    return o.unregistered && o.string_key == "-=";
+}
+
+flow command_line::apply(const step& s) {
+    if (s.error) return fail(*s.error);
+    for (std::size_t k = 0; k < s.options.size(); ++k) {
+        const bool last = k + 1 == s.options.size();
+        if (!last && is_glued_equals(s.options[k + 1]))
+            return fail(std::string(unwanted_argument) + s.named);
+        if (last && s.value_missing) return fail(std::string(missing_argument) + s.named);
+        if (apply_option(s.options[k], s) == flow::stop) return flow::stop;
+    }
+    return flow::go_on;
+}
+
+flow command_line::apply_option(const po::option& o, const step& s) {
+    const std::string& key = o.string_key;
+    if (key.empty()) {  // a positional
+        positionals_.push_back(o.value.front());
+    } else if (o.unregistered) {
+        return fail(std::string(unknown_option) + s.named);
+    } else if (key == "help" || key == "-h") {
+        req_.show_help = true;
+        return flow::stop;
+    } else if (key == "version") {
+        req_.show_version = true;
+        return flow::stop;
+    } else if (key == "verbose") {
+        req_.verbose = true;
+        ++req_.verbose_count;
+    } else if (key == "statistics" || key == "stats") {
+        req_.statistics = true;
+    } else if (key == "force") {
+        req_.force = true;
+    } else if (key == "progress" || key == "no-progress") {
+        req_.progress = key == "progress";
+    } else if (key == "nocache") {
+        req_.nocache = true;
+    } else {
+        std::string value = o.value.empty() ? std::string() : o.value.front();
+        // popt skips one '=' right after a short option: `-b=5`, `-H=md4`.
+        if (s.short_attached && value.starts_with('=')) value.erase(0, 1);
+        return apply_value(key, value, s);
+    }
+    return flow::go_on;
+}
+
+flow command_line::apply_value(const std::string& key, const std::string& value, const step& s) {
+    if (key == "hash" || key == "rollsum") {  // validated by the command, as rdiff does
+        (key == "hash" ? req_.hash : req_.rollsum) = value;
+        return flow::go_on;
+    }
+    for (const auto& n : numeric_options) {
+        if (key != n.key) continue;
+        switch (parse_number(value, n.lo, n.hi, req_.*n.field)) {
+        case number_status::ok: return flow::go_on;
+        case number_status::invalid: return fail(std::string(bad_number) + s.named);
+        case number_status::out_of_range: return fail(std::string(out_of_range) + s.named);
+        }
+    }
+    return fail(std::string(unknown_option) + s.named);  // declared but not handled: a bug
+}
+
+/// rdiff's isprefix(): the action may be any prefix of the command name, even "".
+action match_action(std::string_view word) {
+    if (std::string_view("signature").starts_with(word)) return action::signature;
+    if (std::string_view("delta").starts_with(word)) return action::delta;
+    if (std::string_view("patch").starts_with(word)) return action::patch;
+    return action::none;
+}
+
+/// After the options: the action, and the one file delta and patch cannot do without.
+void command_line::resolve_action() {
+    req_.act = positionals_.empty() ? action::none : match_action(positionals_.front());
+    if (req_.act == action::none) {
+        fail("You must specify an action: `signature', `delta', or `patch'.");
+        return;
+    }
+    req_.files.assign(positionals_.begin() + 1, positionals_.end());
+    const std::string prog = as_rdiff_ ? "rdiff" : "rdelta";
+    if (req_.act == action::delta && req_.files.empty())
+        fail("Usage for delta: " + prog + " [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]");
+    if (req_.act == action::patch && req_.files.empty())
+        fail("Usage for patch: " + prog + " [OPTIONS] patch BASIS [DELTA [NEW]]");
+}
+
+std::variant<request, usage_error> command_line::parse(std::span<const std::string> args) {
+    try {
+        for (std::size_t i = 0; i < args.size();)
+            if (apply(take_step(args, i)) == flow::stop) break;
+    } catch (const std::exception& e) {  // not expected: every known Boost error is handled
+        fail(e.what());
+    }
+    if (!error_ && !req_.show_help && !req_.show_version) resolve_action();
+    if (error_) return *error_;
+    return req_;
+}
+
+// ----- Help and version --------------------------------------------------------------
+
+/// One option as popt lists it: "  -b, --block-size=BYTES" padded to column 28.
+std::string help_line(const po::option_description& d) {
+    // Built with append(): `"--" + std::string` trips a bogus GCC 12 -Wrestrict warning.
+    const std::string shown = d.canonical_display_name(cls::allow_dash_for_short);
+    std::string line = "  ";
+    line.append(shown != d.long_name() ? shown + ", " : "    ").append("--").append(d.long_name());
+    if (takes_value(&d)) line.append("=").append(d.semantic()->name());
+    line.resize(std::max<std::size_t>(28, line.size() + 1), ' ');
+    return line.append(d.description()).append("\n");
+}
+
+std::string help_section(const char* title, const po::options_description& options) {
+    std::string text = std::string(title) + "\n";
+    for (const auto& d : options.options()) text += help_line(*d);
+    return text;
+}
+
+std::string usage_lines(const std::string& prog) {
+    const std::string indent(std::string_view("Usage: ").size() + prog.size() + 1, ' ');
+    return "Usage: " + prog + " [OPTIONS] signature [BASIS [SIGNATURE]]\n" +
+           indent + "[OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n" +
+           indent + "[OPTIONS] patch BASIS [DELTA [NEWFILE]]\n";
+}
+
+constexpr std::string_view version_body =
+    "Copyright (C) 1997-2016 by Martin Pool, Andrew Tridgell and others.\n"
+    "http://librsync.sourcefrog.net/\n"
+    "Capabilities: 64 bit files, trace disabled\n"
+    "\n"
+    "librsync comes with NO WARRANTY, to the extent permitted by law.\n"
+    "You may redistribute copies of librsync under the terms of the GNU\n"
+    "Lesser General Public License.  For more information about these\n"
+    "matters, see the files named COPYING.\n";
+
+}  // namespace
+
+std::variant<request, usage_error> parse_command_line(int argc, const char* const* argv,
+                                                      bool as_rdiff) {
+    const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+    return command_line(as_rdiff).parse(args);
+}
+
+std::string help_text(bool as_rdiff) {
+    const option_table& t = table();
+    std::string text = usage_lines(as_rdiff ? "rdiff" : "rdelta") + "\n";
+    text += help_section("Options:", t.general);
+    text += help_section("Signature generation options:", t.signature);
+    text += help_section("Delta-encoding options:", t.delta);
+    text += help_section("IO options:", t.io);
+    if (!as_rdiff) text += help_section("rdelta options:", t.extensions);
+    return text;
+}
+
+std::string version_text(bool as_rdiff) {
+    const std::string first = as_rdiff ? "rdiff (librsync 2.3.2)"
+                                       : "rdelta " RDELTA_VERSION " (librsync 2.3.2 compatible)";
+    return first + "\n" + std::string(version_body);
+}
+
+}  // namespace rdelta::cli

@@ -1,0 +1,267 @@
+// test_blake2b_kernels.cpp - multi-buffer BLAKE2b-256 against libb2 at every ISA level.
+//
+// libb2's blake2b() with outlen 32 is the oracle. Every available level is
+// forced in turn and named in the output, so a SIMD path that silently falls
+// back to scalar cannot pass unnoticed. The kernels are also called directly
+// with scattered, differently aligned lanes and with every lane ending at a
+// PROT_NONE guard page.
+#include "test_helpers.hpp"
+
+#include "cpu/cpu_features.hpp"
+#include "hash/blake2b_kernels.hpp"
+#include "hash/blake2b_many.hpp"
+
+#include <blake2.h>
+#include <doctest/doctest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace rdelta;
+using namespace rdelta::detail;
+
+namespace {
+
+constexpr std::size_t digest_len = 32;
+
+// The highest level this run may use: what the CPU supports, capped by
+// RDELTA_FORCE_ISA but not by an earlier force_isa().
+isa highest_level() {
+    reset_forced_isa();
+    return active_isa();
+}
+
+std::vector<isa> available_levels() {
+    std::vector<isa> levels;
+    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512})
+        if (level <= highest_level()) levels.push_back(level);
+    return levels;
+}
+
+// Lengths every test sweeps: 0..300 crosses the 128-byte block boundary twice,
+// the rest exercise many full blocks before the final one.
+std::vector<std::size_t> all_lengths() {
+    std::vector<std::size_t> lengths;
+    for (std::size_t len = 0; len <= 300; ++len) lengths.push_back(len);
+    for (std::size_t len : {1000, 4096, 65536 + 7}) lengths.push_back(len);
+    return lengths;
+}
+
+std::string reference_hex(const std::uint8_t* data, std::size_t len) {
+    std::uint8_t out[digest_len];
+    REQUIRE(blake2b(out, data, nullptr, digest_len, len, 0) == 0);
+    return test::to_hex(out, digest_len);
+}
+
+std::string one_hex(const test::bytes& data) {
+    std::uint8_t out[digest_len];
+    blake2b256_one(data.data(), data.size(), out);
+    return test::to_hex(out, digest_len);
+}
+
+// Runs blake2b256_many over `count` blocks of `len` bytes at `data` and checks
+// each digest against libb2. Digests are written with a stride wider than 32 so
+// that a write past a digest hits a guard byte that must stay untouched.
+void check_many(const std::uint8_t* data, std::size_t len, std::size_t count) {
+    constexpr std::size_t stride = digest_len + 8;
+    constexpr std::uint8_t guard = 0xa5;
+    std::vector<std::uint8_t> out(count * stride + 8, guard);
+    blake2b256_many(data, len, count, out.data(), stride);
+    for (std::size_t i = 0; i < count; ++i) {
+        CAPTURE(i);
+        REQUIRE(test::to_hex(out.data() + i * stride, digest_len) == reference_hex(data + i * len, len));
+        for (std::size_t k = digest_len; k < stride; ++k) REQUIRE(out[i * stride + k] == guard);
+    }
+    REQUIRE(out[count * stride] == guard);
+}
+
+// Two pages per lane, the second PROT_NONE: lane i's message ends exactly where
+// its guard page begins.
+class guarded_pages {
+  public:
+    explicit guarded_pages(std::size_t lanes)
+        : page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))), lanes_(lanes), size_(2 * page_ * lanes) {
+        void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        REQUIRE(p != MAP_FAILED);
+        base_ = static_cast<std::uint8_t*>(p);
+        for (std::size_t i = 0; i < lanes_; ++i) REQUIRE(mprotect(base_ + (2 * i + 1) * page_, page_, PROT_NONE) == 0);
+    }
+    guarded_pages(const guarded_pages&) = delete;
+    guarded_pages& operator=(const guarded_pages&) = delete;
+    ~guarded_pages() { munmap(base_, size_); }
+
+    std::size_t page() const { return page_; }
+    /// The writable page of lane i; its last byte is just before a guard page.
+    std::uint8_t* lane(std::size_t i) const { return base_ + 2 * i * page_; }
+    std::uint8_t* lane_end(std::size_t i) const { return lane(i) + page_; }
+
+  private:
+    std::size_t page_, lanes_, size_;
+    std::uint8_t* base_ = nullptr;
+};
+
+using kernel_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*, std::size_t) noexcept;
+
+struct kernel_case {
+    const char* name;
+    isa level;
+    std::size_t lanes;
+    kernel_fn fn;
+};
+
+const kernel_case kernels[] = {
+    {"blake2b256_x4_avx2", isa::avx2, 4, blake2b256_x4_avx2},
+    {"blake2b256_x8_avx512", isa::avx512, 8, blake2b256_x8_avx512},
+};
+
+void check_kernel_lanes(const kernel_case& k, const std::uint8_t* const* msgs, std::size_t len) {
+    constexpr std::size_t stride = 48;
+    std::vector<std::uint8_t> out(k.lanes * stride, 0xa5);
+    k.fn(msgs, len, out.data(), stride);
+    for (std::size_t i = 0; i < k.lanes; ++i) {
+        CAPTURE(i);
+        REQUIRE(test::to_hex(out.data() + i * stride, digest_len) == reference_hex(msgs[i], len));
+        for (std::size_t b = digest_len; b < stride; ++b) REQUIRE(out[i * stride + b] == 0xa5);
+    }
+}
+
+struct restore_isa {
+    ~restore_isa() { reset_forced_isa(); }
+};
+
+}  // namespace
+
+TEST_CASE("BLAKE2b-256 test vectors (outlen 32, not truncated BLAKE2b-512)") {
+    CHECK(one_hex(test::from_string("abc")) == "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319");
+    test::bytes counting(256);
+    for (std::size_t i = 0; i < counting.size(); ++i) counting[i] = static_cast<std::uint8_t>(i);
+    CHECK(one_hex(counting).substr(0, 12) == "39a7eb9fedc1");
+
+    // The same vectors through every level; "abc" x 20 reaches every kernel.
+    const restore_isa restore;
+    const test::bytes abc = test::from_string("abc");
+    for (isa level : available_levels()) {
+        const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
+        CAPTURE(level_name);
+        force_isa(level);
+        REQUIRE(active_isa() == level);
+        std::vector<std::uint8_t> abc20;
+        for (int i = 0; i < 20; ++i) abc20.insert(abc20.end(), abc.begin(), abc.end());
+        std::vector<std::uint8_t> out(20 * digest_len);
+        blake2b256_many(abc20.data(), abc.size(), 20, out.data(), digest_len);
+        for (std::size_t i = 0; i < 20; ++i)
+            CHECK(test::to_hex(out.data() + i * digest_len, digest_len) ==
+                  "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319");
+        blake2b256_many(counting.data(), counting.size(), 1, out.data(), digest_len);
+        CHECK(test::to_hex(out.data(), 6) == "39a7eb9fedc1");
+    }
+}
+
+TEST_CASE("blake2b256_many matches libb2 at every ISA level, length and count") {
+    const restore_isa restore;
+    const std::vector<std::size_t> lengths = all_lengths();
+    for (isa level : available_levels()) {
+        const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
+        CAPTURE(level_name);
+        force_isa(level);
+        REQUIRE(active_isa() == level);
+        MESSAGE("blake2b256_many checked at level " << level_name);
+        for (std::size_t len : lengths) {
+            CAPTURE(len);
+            // Counts 1..20 take every path: 8-wide groups, a 4-wide group, and
+            // 0-3 leftover blocks for libb2.
+            const test::bytes data = test::random_bytes(20 * len, len + 1);
+            for (std::size_t count = 1; count <= 20; ++count) {
+                CAPTURE(count);
+                check_many(data.data(), len, count);
+            }
+        }
+        // count 0 writes nothing.
+        std::uint8_t untouched[digest_len];
+        std::memset(untouched, 0x5a, sizeof untouched);
+        blake2b256_many(nullptr, 64, 0, untouched, digest_len);
+        for (std::uint8_t b : untouched) REQUIRE(b == 0x5a);
+    }
+}
+
+TEST_CASE("blake2b256_many at every alignment offset 0..63") {
+    const restore_isa restore;
+    for (isa level : available_levels()) {
+        const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
+        CAPTURE(level_name);
+        force_isa(level);
+        for (std::size_t len : {0, 1, 31, 127, 128, 129, 255, 256, 257, 300, 1000}) {
+            CAPTURE(len);
+            constexpr std::size_t count = 15;  // one 8-group, one 4-group, three leftovers
+            const test::bytes data = test::random_bytes(count * len + 64, len + 7);
+            for (std::size_t offset = 0; offset < 64; ++offset) {
+                CAPTURE(offset);
+                check_many(data.data() + offset, len, count);
+            }
+        }
+    }
+}
+
+TEST_CASE("blake2b256_many never reads past the last block (guard page)") {
+    const restore_isa restore;
+    const guarded_pages pages(1);
+    const test::bytes fill = test::random_bytes(pages.page(), 99);
+    std::memcpy(pages.lane(0), fill.data(), fill.size());
+    for (isa level : available_levels()) {
+        const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
+        CAPTURE(level_name);
+        force_isa(level);
+        for (std::size_t len = 0; len <= 300; ++len) {
+            CAPTURE(len);
+            for (std::size_t count = 1; count <= 20; ++count) {
+                if (count * len > pages.page()) break;
+                CAPTURE(count);
+                check_many(pages.lane_end(0) - count * len, len, count);
+            }
+        }
+    }
+}
+
+TEST_CASE("multi-buffer kernels called directly: scattered, misaligned lanes and guard pages") {
+    const std::vector<std::size_t> lengths = all_lengths();
+    for (const kernel_case& k : kernels) {
+        const std::string kernel_name = k.name;
+        CAPTURE(kernel_name);
+        if (highest_level() < k.level) {
+            MESSAGE("skipped " << kernel_name << ": CPU lacks " << std::string(isa_name(k.level))
+                               << " or RDELTA_FORCE_ISA excludes it");
+            continue;
+        }
+        MESSAGE("kernel " << kernel_name << " checked directly");
+
+        // Each lane in its own allocation at its own alignment, in an order that
+        // is not the lane order, with its own content.
+        for (std::size_t len : lengths) {
+            CAPTURE(len);
+            std::vector<test::bytes> storage;
+            for (std::size_t i = 0; i < k.lanes; ++i) storage.push_back(test::random_bytes(len + 64, 1000 * len + i));
+            std::vector<const std::uint8_t*> msgs(k.lanes);
+            for (std::size_t i = 0; i < k.lanes; ++i) {
+                const std::size_t owner = (i * 3 + 1) % k.lanes;
+                msgs[i] = storage[owner].data() + (owner * 13 + len) % 64;
+            }
+            check_kernel_lanes(k, msgs.data(), len);
+        }
+
+        // Every lane ends exactly at its own PROT_NONE page.
+        const guarded_pages pages(k.lanes);
+        for (std::size_t i = 0; i < k.lanes; ++i) {
+            const test::bytes fill = test::random_bytes(pages.page(), 500 + i);
+            std::memcpy(pages.lane(i), fill.data(), fill.size());
+        }
+        for (std::size_t len = 0; len <= pages.page(); len += (len < 300 ? 1 : 397)) {
+            CAPTURE(len);
+            std::vector<const std::uint8_t*> msgs(k.lanes);
+            for (std::size_t i = 0; i < k.lanes; ++i) msgs[i] = pages.lane_end(i) - len;
+            check_kernel_lanes(k, msgs.data(), len);
+        }
+    }
+}
