@@ -119,7 +119,8 @@ private:
                           strong_len);
             return make_error(errc::corrupt, text);
         }
-        if (!format_of_magic(magic_)) {
+        // Magic 0 means "the default format" to librsync's parameter check, so it loads.
+        if (magic_ != 0 && !format_of_magic(magic_)) {
             std::snprintf(text, sizeof text, "bad magic %#x: not a signature%s", magic_,
                           magic_ == static_cast<std::uint32_t>(magic::delta) ? " (it is a delta)" : "");
             return make_error(errc::bad_magic, text);

@@ -113,6 +113,12 @@ TEST_CASE("loader errors in librsync's order") {
     }
 }
 
+TEST_CASE("loader accepts magic 0 as the default format, as librsync does") {
+    auto zero = load_signature(test::from_hex("00000000 00000100 00000008"));
+    REQUIRE(zero.ok());
+    CHECK(zero->params().magic == 0x72730147u);
+}
+
 TEST_CASE("loader accepts strong length 0 (full digest) and ignores 1-3 trailing bytes") {
     auto full = load_signature(test::from_hex("72730146 00000100 00000000"));
     REQUIRE(full.ok());

@@ -1,0 +1,35 @@
+// md4_kernels.hpp - MD4 (RFC 1320) kernels: one scalar, three multi-buffer SIMD.
+//
+// Internal to the library: callers go through md4_many()/md4_one() (md4_many.hpp),
+// which pick a kernel by active_isa(). Each SIMD kernel lives in its own translation
+// unit compiled with that ISA's -m flags, so this header stays C-like on purpose:
+// declarations only, no inline code and no STL (see docs/style.md, "A C++ hazard").
+//
+// Multi-buffer kernels hash exactly N independent messages of one common length
+// `len` (any length, 0 included), lane i reading only msgs[i][0 .. len): the last
+// partial block and the padding go through a stack buffer, so a message may end
+// right before an unmapped page. Pointers need no alignment. Digest i (16 bytes)
+// is written at out + i * out_stride.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rdelta::detail {
+
+// Our own MD4: the multi-buffer kernels need a matching reference; OpenSSL's is behind a deprecated API.
+void md4_scalar(const std::uint8_t* data, std::size_t len, std::uint8_t out[16]) noexcept;
+
+/// 4 lanes of 32 bits in xmm registers; SSE2 is part of every x86-64 CPU.
+void md4_x4_sse2(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out,
+                 std::size_t out_stride) noexcept;
+
+/// 8 lanes in ymm registers; only when active_isa() >= isa::avx2.
+void md4_x8_avx2(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
+                 std::size_t out_stride) noexcept;
+
+/// 16 lanes in zmm registers (vprold, vpternlogd); only when active_isa() >= isa::avx512.
+void md4_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out,
+                    std::size_t out_stride) noexcept;
+
+}  // namespace rdelta::detail
