@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <ctime>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -23,6 +24,9 @@ namespace rdelta::cli {
 namespace {
 
 constexpr std::size_t default_chunk = std::size_t{8} << 20;
+constexpr std::size_t max_chunk = std::size_t{128} << 20;
+// rdiff 2.3.2 cannot load signatures with larger blocks (4 x block_len overflows an int).
+constexpr std::int64_t max_block_size = 536870911;
 
 int report(const invocation& inv, const error& e) {
     std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
@@ -71,25 +75,30 @@ private:
 // Run a job from `in` to `out` (nullptr: the job writes nothing), reading input
 // in chunks of `chunk` bytes, each filled completely unless the input ends.
 result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk) {
-    std::vector<std::uint8_t> ibuf(chunk), obuf(default_chunk);
+    // A small regular file needs no buffer larger than itself (+1 to see its end).
+    if (in.regular_size() >= 0) chunk = std::min<std::size_t>(chunk, static_cast<std::size_t>(in.regular_size()) + 1);
+    chunk = std::max<std::size_t>(chunk, 1);
+    auto ibuf = std::make_unique_for_overwrite<std::uint8_t[]>(chunk);
+    const std::size_t out_size = default_chunk;
+    auto obuf = std::make_unique_for_overwrite<std::uint8_t[]>(out_size);
     std::size_t have = 0, used = 0;
     bool eof = false;
     for (;;) {
         if (used == have && !eof) {
-            auto got = in.read_full(ibuf.data(), chunk);
+            auto got = in.read_full(ibuf.get(), chunk);
             if (!got) return std::move(got).err();
             have = *got, used = 0, eof = have < chunk;
         }
-        buffers io{ibuf.data() + used, have - used, eof, obuf.data(), obuf.size()};
+        buffers io{ibuf.get() + used, have - used, eof, obuf.get(), out_size};
         auto status = j.iterate(io);
         used = have - io.avail_in;
-        const std::size_t produced = obuf.size() - io.avail_out;
+        const std::size_t produced = out_size - io.avail_out;
         if (produced && out) {
-            if (auto written = out->write(obuf.data(), produced); !written) return written;
+            if (auto written = out->write(obuf.get(), produced); !written) return written;
         }
         if (!status) return std::move(status).err();
         if (*status == job_status::done) return {};
-        if (eof && used == have && produced == 0 && io.avail_out == obuf.size() && !out)
+        if (eof && used == have && produced == 0)
             return fail(errc::internal_error, in.name() + ": job made no progress");
     }
 }
@@ -120,8 +129,9 @@ int signature_command(const request& req, const invocation& inv) {
     sig_format format;
     if (int rc = check_hash_names(req, inv, format)) return rc;
     if (int rc = check_sizes(req, inv)) return rc;
-    if (req.block_size < 0)
-        return report(inv, fail(errc::param_error, "block size " + std::to_string(req.block_size) + " is negative"));
+    if (req.block_size < 0 || req.block_size > max_block_size)
+        return report(inv, fail(errc::param_error, "block size " + std::to_string(req.block_size) +
+                                                       " is out of range (0 to " + std::to_string(max_block_size) + ")"));
 
     auto resolved = resolve_sig_params({in->regular_size(), magic_of_format(format),
                                         static_cast<std::uint64_t>(req.block_size), req.sum_size});
@@ -167,7 +177,7 @@ int delta_command(const request& req, const invocation& inv) {
     auto j = make_delta_job(sig, job_options{static_cast<unsigned>(req.threads)});
     // Only a delta against an empty signature depends on the input chunking:
     // rdiff reads the new file in chunks of the block length, or -I.
-    const std::size_t chunk = sig.block_count() > 0 ? std::max(default_chunk, std::size_t{64} * sig.params().block_len)
+    const std::size_t chunk = sig.block_count() > 0 ? std::clamp<std::size_t>(std::size_t{64} * sig.params().block_len, default_chunk, max_chunk)
                               : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
                                                     : sig.params().block_len;
     auto done = drive(*j, *new_in, &*out, chunk);

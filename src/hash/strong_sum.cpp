@@ -1,8 +1,9 @@
-// strong_sum.cpp - strong sums: MD4 from our multi-buffer kernels (md4_many.hpp,
-// tested against OpenSSL's MD4), BLAKE2b with a 32-byte output parameter from
-// libb2, the library librsync itself uses.
+// strong_sum.cpp - strong sums. Single blocks: our scalar MD4 and libb2's
+// BLAKE2b (the library librsync itself uses). Many blocks: the multi-buffer SIMD
+// kernels (md4_many.hpp, blake2b_many.hpp), tested against OpenSSL and libb2.
 #include "strong_sum.hpp"
 
+#include "blake2b_many.hpp"
 #include "md4_many.hpp"
 
 #include <blake2.h>
@@ -21,8 +22,7 @@ void strong_sum(strong_kind kind, const std::uint8_t* data, std::size_t len, std
 void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t block_len,
                      std::size_t count, std::uint8_t* out) noexcept {
     if (kind == strong_kind::md4) return md4_many(data, block_len, count, out, digest_stride);
-    for (std::size_t i = 0; i < count; ++i)
-        strong_sum(kind, data + i * block_len, block_len, out + i * digest_stride);
+    blake2b256_many(data, block_len, count, out, digest_stride);
 }
 
 }  // namespace rdelta::detail

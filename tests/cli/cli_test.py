@@ -385,7 +385,16 @@ class Runner:
             ok = len(lines) == len(patterns) and all(
                 re.match(p, ln) for p, ln in zip(patterns, lines))
             self.check(ok, test, f"{label} -s lines do not have rdiff's shape: {lines!r}", cmd)
-        self.check(list(map(shape, err.decode(errors="replace").splitlines())) ==
+        # rdelta adds one summary line of its own (elapsed time, throughput, peak
+        # memory) after rdiff's lines; under the name rdiff it prints only rdiff's.
+        ours = err.decode(errors="replace").splitlines()
+        if not self.same:
+            extra = [ln for ln in ours if ln.startswith("rdelta: elapsed ")]
+            self.check(len(extra) == 1 and re.match(
+                r"^rdelta: elapsed \d+\.\d{3} s, \d+\.\d MB/s in, peak memory \d+\.\d MiB$", extra[0]),
+                test, f"rdelta's -s summary line is missing or malformed: {ours!r}", cmd)
+            ours = [ln for ln in ours if not ln.startswith("rdelta: elapsed ")]
+        self.check(list(map(shape, ours)) ==
                    list(map(shape, r_err.decode(errors="replace").splitlines())), test,
                    f"-s output shape differs from rdiff's: {err!r} vs {r_err!r}", cmd)
 

@@ -1,0 +1,30 @@
+// blake2b_kernels.hpp - multi-buffer BLAKE2b-256 kernels, one per ISA level.
+//
+// Each kernel hashes exactly N independent messages of the same length `len`
+// with BLAKE2b initialised for a 32-byte digest (outlen 32 in the parameter
+// block; no key, salt or personalisation), and writes digest i at
+// out + i * out_stride. Any length is allowed, including 0. Messages may be
+// unaligned and are never read past msgs[i] + len.
+//
+// The kernels live in translation units compiled with ISA flags
+// (blake2b_avx2.cpp: -mavx2 -mbmi2; blake2b_avx512.cpp: additionally
+// -mavx512f -mavx512bw -mavx512vl). Call one only when detected_isa() reaches
+// its level; blake2b256_many() in blake2b_many.hpp does that dispatch.
+// This header is deliberately C-like (no STL, nothing inline) so that nothing
+// it declares can be emitted as a weak, ISA-compiled symbol.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rdelta::detail {
+
+/// Four messages in the four 64-bit lanes of ymm registers. Needs AVX2 + BMI2.
+void blake2b256_x4_avx2(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out,
+                        std::size_t out_stride) noexcept;
+
+/// Eight messages in the eight 64-bit lanes of zmm registers. Needs AVX-512 F+BW+VL.
+void blake2b256_x8_avx512(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
+                          std::size_t out_stride) noexcept;
+
+}  // namespace rdelta::detail

@@ -1,0 +1,23 @@
+// blake2b_many.hpp - BLAKE2b-256 of many equal-length blocks, SIMD-dispatched.
+//
+// BLAKE2b-256 here means BLAKE2b initialised with a 32-byte output length
+// (librsync's BLAKE2 strong sum), not truncated BLAKE2b-512. Built for the
+// baseline CPU; the multi-buffer kernels (blake2b_kernels.hpp) run only when
+// active_isa() allows them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rdelta::detail {
+
+/// BLAKE2b-256 of blocks data[i*block_len .. (i+1)*block_len) for i < count; digest i is
+/// written at out + i * out_stride (32 bytes each). block_len may be 0. Reads nothing
+/// outside the count * block_len input bytes. Selects the kernels once per call.
+void blake2b256_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, std::uint8_t* out,
+                     std::size_t out_stride) noexcept;
+
+/// BLAKE2b-256 of one message (libb2).
+void blake2b256_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[32]) noexcept;
+
+}  // namespace rdelta::detail
