@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 namespace rdelta {
 
 class block_index;
+class basis_reader;
 
 /// A signature held in memory: header parameters plus one (weak, strong) record per block.
 class signature {
@@ -59,6 +61,15 @@ private:
 /// Invalid parameters are reported by the first iterate(), as in librsync.
 /// Blocks are hashed on up to `options.threads` cores; output is the same.
 std::unique_ptr<job> make_signature_job(const sig_params& params, job_options options = {});
+
+/// Receives signature bytes in order.
+using signature_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
+
+/// Signature of a random-access input of `size` bytes (a regular file, a block
+/// device, memory): slices are read and hashed on up to `options.threads` cores,
+/// `basis.read()` being called from several threads at once. Same bytes as the job.
+result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
+                                      job_options options, const signature_sink& sink);
 
 /// A job that parses a signature file into `*out` (which must outlive the job).
 /// The header is validated in librsync's order (see the format reference, 1.4).

@@ -79,7 +79,7 @@ result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk) 
     if (in.regular_size() >= 0) chunk = std::min<std::size_t>(chunk, static_cast<std::size_t>(in.regular_size()) + 1);
     chunk = std::max<std::size_t>(chunk, 1);
     auto ibuf = std::make_unique_for_overwrite<std::uint8_t[]>(chunk);
-    const std::size_t out_size = default_chunk;
+    const std::size_t out_size = std::size_t{256} << 10;  // stays in L2 between read and write
     auto obuf = std::make_unique_for_overwrite<std::uint8_t[]>(out_size);
     std::size_t have = 0, used = 0;
     bool eof = false;
@@ -146,11 +146,23 @@ int signature_command(const request& req, const invocation& inv) {
     if (!out) return report(inv, out.err());
     stats_printer stats(req, inv);
     stats.start();
-    auto j = make_signature_job(params, job_options{static_cast<unsigned>(req.threads)});
-    if (auto done = drive(*j, *in, &*out, default_chunk); !done) return report(inv, done.err());
+    const job_options options{static_cast<unsigned>(req.threads)};
+    job_stats done_stats;
+    if (in->regular_size() >= 0) {
+        // Random access: every thread reads and hashes its own slices.
+        file_basis reader(*in);
+        auto made = make_signature_from(reader, static_cast<std::uint64_t>(in->regular_size()), params, options,
+                                        [&](std::span<const std::uint8_t> bytes) { return out->write(bytes.data(), bytes.size()); });
+        if (!made) return report(inv, made.err());
+        done_stats = *made;
+    } else {
+        auto j = make_signature_job(params, options);
+        if (auto done = drive(*j, *in, &*out, default_chunk); !done) return report(inv, done.err());
+        done_stats = j->stats();
+    }
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());
-    stats.job_done(j->stats());
-    stats.summary(j->stats().in_bytes);
+    stats.job_done(done_stats);
+    stats.summary(done_stats.in_bytes);
     return exit_success;
 }
 

@@ -1,0 +1,107 @@
+// signature_file.cpp - signatures of random-access inputs: each thread reads its
+// own slice of whole blocks and hashes it while the data is still in its cache,
+// then the records are written in file order.
+#include "netint.hpp"
+#include "parallel.hpp"
+#include "weak_sum.hpp"
+#include "../hash/strong_sum.hpp"
+
+#include <rdelta/patch.hpp>
+#include <rdelta/signature.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace rdelta {
+
+namespace {
+
+constexpr std::size_t slice_target = std::size_t{1} << 20;  // fits in a core's L2
+
+struct slice_worker {
+    std::unique_ptr<std::uint8_t[]> data;
+    std::unique_ptr<std::uint8_t[]> digests;
+    std::size_t capacity = 0, digest_capacity = 0;
+};
+
+// Records of the blocks of basis[offset, offset + len) into `records`.
+result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t len, const sig_params& params,
+                        slice_worker& w, std::uint8_t* records) {
+    if (w.capacity < len) w.data = std::make_unique_for_overwrite<std::uint8_t[]>(len), w.capacity = len;
+    for (std::size_t got = 0; got < len;) {
+        auto n = basis.read(offset + got, {w.data.get() + got, len - got});
+        if (!n) return std::move(n).err();
+        if (*n == 0) return fail(errc::io_error, "the basis became shorter while it was read");
+        got += *n;
+    }
+    const sig_format format = params.format();
+    const std::size_t bl = params.block_len;
+    const std::size_t full = len / bl, blocks = (len + bl - 1) / bl;
+    if (w.digest_capacity < blocks * detail::digest_stride) {
+        w.digests = std::make_unique_for_overwrite<std::uint8_t[]>(blocks * detail::digest_stride);
+        w.digest_capacity = blocks * detail::digest_stride;
+    }
+    detail::strong_sum_many(format.strong, w.data.get(), bl, full, w.digests.get());
+    if (blocks > full)
+        detail::strong_sum(format.strong, w.data.get() + full * bl, len - full * bl,
+                           w.digests.get() + full * detail::digest_stride);
+    const std::size_t rec = 4 + params.strong_len;
+    for (std::size_t i = 0; i < blocks; ++i) {
+        const std::size_t block_bytes = std::min(bl, len - i * bl);
+        detail::put_be(records + i * rec, detail::weak_sum_of(format.weak, w.data.get() + i * bl, block_bytes), 4);
+        std::memcpy(records + i * rec + 4, w.digests.get() + i * detail::digest_stride, params.strong_len);
+    }
+    return {};
+}
+
+}  // namespace
+
+result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
+                                      job_options options, const signature_sink& sink) {
+    auto checked = resolve_sig_params(
+        {-1, params.magic, params.block_len, static_cast<std::int64_t>(params.strong_len)});
+    if (!checked) return std::move(checked).err();
+    const unsigned threads = options.threads ? options.threads : detail::default_threads();
+    const std::size_t bl = params.block_len;
+    const std::size_t rec = 4 + params.strong_len;
+    const std::size_t slice_blocks = std::max<std::size_t>(1, slice_target / bl);
+    const std::uint64_t slice_bytes = std::uint64_t{slice_blocks} * bl;
+    const std::size_t round_slices = std::size_t{threads} * 4;
+
+    job_stats stats;
+    stats.op = "signature";
+    stats.block_len = bl;
+    std::uint8_t header[12];
+    detail::put_be(header, params.magic, 4);
+    detail::put_be(header + 4, params.block_len, 4);
+    detail::put_be(header + 8, params.strong_len, 4);
+    if (auto sent = sink({header, sizeof header}); !sent) return std::move(sent).err();
+
+    std::vector<slice_worker> workers(round_slices);
+    std::vector<std::uint8_t> records;
+    std::vector<std::optional<error>> errors(round_slices);
+    for (std::uint64_t offset = 0; offset < size;) {
+        const std::uint64_t round_end = std::min<std::uint64_t>(size, offset + slice_bytes * round_slices);
+        const std::size_t slices = static_cast<std::size_t>((round_end - offset + slice_bytes - 1) / slice_bytes);
+        const std::uint64_t round_blocks = (round_end - offset + bl - 1) / bl;
+        records.resize(static_cast<std::size_t>(round_blocks) * rec);
+        detail::parallel_for(slices, threads, [&](std::size_t s) {
+            const std::uint64_t from = offset + s * slice_bytes;
+            const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(slice_bytes, round_end - from));
+            auto done = hash_slice(basis, from, len, params, workers[s], records.data() + s * slice_blocks * rec);
+            if (!done) errors[s] = std::move(done).err();
+        });
+        for (auto& e : errors)
+            if (e) return *e;
+        if (auto sent = sink(records); !sent) return std::move(sent).err();
+        stats.sig_blocks += static_cast<std::int64_t>(round_blocks);
+        stats.in_bytes += static_cast<std::int64_t>(round_end - offset);
+        stats.out_bytes += static_cast<std::int64_t>(records.size());
+        offset = round_end;
+    }
+    stats.out_bytes += 12;
+    return stats;
+}
+
+}  // namespace rdelta
