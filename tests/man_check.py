@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""The man page documents every long option of --help and exactly the exit codes
+the CLI can return (src/cli/exit_codes.hpp). Prints 'N passed, M failed'."""
+import re
+import subprocess
+import sys
+
+rdelta, man_page, exit_codes_hpp = sys.argv[1:4]
+man = open(man_page).read().replace("\\-", "-")
+help_text = subprocess.run([rdelta, "--help"], capture_output=True, text=True, check=True).stdout
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+long_options = sorted(set(re.findall(r"(--[a-z][a-z-]*)", help_text)))
+check(len(long_options) >= 15, f"expected many long options in --help, got {long_options}")
+for opt in long_options:
+    check(opt in man, f"{opt} is in --help but not in the man page")
+
+section = man.split(".SH EXIT STATUS", 1)[1].split(".SH ", 1)[0]
+documented = set(int(c) for c in re.findall(r"^\.B (\d+)$", section, re.M))
+names = re.findall(r"errc::(\w+)", open(exit_codes_hpp).read().split("documented_exit_codes", 1)[1])
+values = {"io_error": 100, "syntax_error": 101, "mem_error": 102, "input_ended": 103, "bad_magic": 104,
+          "unimplemented": 105, "corrupt": 106, "internal_error": 107, "param_error": 108}
+code_set = {values[n] for n in names} | {0}
+check(documented == code_set, f"EXIT STATUS documents {sorted(documented)}, the code returns {sorted(code_set)}")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
