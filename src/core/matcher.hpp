@@ -30,6 +30,7 @@ public:
 
     /// Scan windows at positions before `limit` (limit + block_len < end of d).
     void scan_until(const std::uint8_t* d, std::size_t limit) {
+        if (d != data_) search_.forget_data();
         data_ = d;
         std::size_t pos = position();
         while (pos < limit) {
@@ -48,6 +49,7 @@ public:
 
     /// Phase B over d[0, end), at end of input: ever shorter suffixes of the file.
     void scan_tail(const std::uint8_t* d, std::size_t end) {
+        search_.forget_data();
         data_ = d;
         auto& weak = search_.weak();
         while (position() < end) {
@@ -92,7 +94,10 @@ public:
     /// First byte not yet encoded; bytes before it are no longer needed.
     std::size_t start() const noexcept { return start_; }
     /// The caller's byte range moved: offset `delta` is now offset 0.
-    void rebase(std::size_t delta) noexcept { start_ -= delta; }
+    void rebase(std::size_t delta) noexcept {
+        start_ -= delta;
+        search_.forget_data();  // the range's bytes will change
+    }
 
 private:
     void append_match(std::uint64_t pos, std::size_t len) {

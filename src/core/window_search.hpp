@@ -14,6 +14,7 @@
 #include <rdelta/format.hpp>
 #include <rdelta/job.hpp>
 
+#include <algorithm>
 #include <type_traits>
 
 namespace rdelta::detail {
@@ -41,9 +42,12 @@ public:
         for (;;) {
             const std::size_t p = roll_until_candidate(d, pos, limit);
             if (p == limit) return {p, -1};
-            const std::int64_t block = lookup(d + p, bl);
+            // Windows that fit before `limit` (plus the one at it) can be hashed ahead.
+            const std::size_t ahead = std::min<std::size_t>(batch_windows, (limit - p) / bl + 1);
+            const std::int64_t block = lookup(d + p, bl, ahead);
             if (block >= 0) {
                 weak_.count = 0;
+                predicted_ = d + p + bl;
                 return {p, block};
             }
             weak_.rotate(d[p], d[p + bl]);
@@ -52,7 +56,10 @@ public:
     }
 
     /// Look up the window d[0, len) whose weak sum is current (used at the tail).
-    std::int64_t lookup_current(const std::uint8_t* window, std::size_t len) { return lookup(window, len); }
+    std::int64_t lookup_current(const std::uint8_t* window, std::size_t len) { return lookup(window, len, 1); }
+
+    /// The bytes at previously seen addresses may have changed (a new call).
+    void forget_data() noexcept { cached_ = 0, predicted_ = nullptr; }
 
     /// The rolling weak sum: count 0 means "recompute at the next window".
     weak_state& weak() noexcept { return weak_; }
@@ -72,27 +79,50 @@ private:
         return p;
     }
 
-    std::int64_t lookup(const std::uint8_t* window, std::size_t len) {
+    // `ahead`: windows of a whole block at window, window + block_len, ... that
+    // exist; right after a match they are hashed together (multi-buffer SIMD),
+    // since in a mostly unchanged file the next blocks match too.
+    std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead) {
         ++stats_.searches;
         const std::uint32_t key = weak_key<Kind>(weak_.digest());
         bool key_found = false;
         const std::int64_t block = index_.find(key, [&] {
             key_found = true;
-            ++stats_.strong_calcs;
-            strong_sum(strong_, window, len, digest_);
-            return digest_;
+            return strong_of(window, len, ahead);
         });
         stats_.weak_hits += key_found;
         stats_.matches += block >= 0;
         return block;
     }
 
+    const std::uint8_t* strong_of(const std::uint8_t* window, std::size_t len, std::size_t ahead) {
+        const std::size_t bl = block_len_;
+        if (len == bl && cached_ > 0 && window >= cache_start_) {
+            const auto offset = static_cast<std::size_t>(window - cache_start_);
+            if (offset % bl == 0 && offset / bl < cached_) return cache_ + offset / bl * digest_stride;
+        }
+        if (len == bl && window == predicted_ && ahead > 1) {
+            strong_sum_many(strong_, window, bl, ahead, cache_);
+            stats_.strong_calcs += static_cast<std::int64_t>(ahead);
+            cache_start_ = window, cached_ = ahead;
+            return cache_;
+        }
+        ++stats_.strong_calcs;
+        strong_sum(strong_, window, len, digest_);
+        return digest_;
+    }
+
+    static constexpr std::size_t batch_windows = 8;
     const block_index& index_;
     const std::size_t block_len_;
     const strong_kind strong_;
     job_stats& stats_;
     weak_state weak_;
     std::uint8_t digest_[digest_stride];
+    const std::uint8_t* predicted_ = nullptr;    // the window right after the last match
+    const std::uint8_t* cache_start_ = nullptr;  // first window hashed ahead
+    std::size_t cached_ = 0;                     // windows hashed ahead
+    std::uint8_t cache_[batch_windows * digest_stride];
 };
 
 }  // namespace rdelta::detail
