@@ -5,6 +5,7 @@
 
 #include "exit_codes.hpp"
 #include "file_io.hpp"
+#include "progress.hpp"
 #include "stats_format.hpp"
 
 #include <rdelta/delta.hpp>
@@ -74,7 +75,8 @@ private:
 
 // Run a job from `in` to `out` (nullptr: the job writes nothing), reading input
 // in chunks of `chunk` bytes, each filled completely unless the input ends.
-result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk) {
+result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk, progress_meter* meter = nullptr,
+                   bool meter_output = false) {
     // A small regular file needs no buffer larger than itself (+1 to see its end).
     if (in.regular_size() >= 0) chunk = std::min<std::size_t>(chunk, static_cast<std::size_t>(in.regular_size()) + 1);
     chunk = std::max<std::size_t>(chunk, 1);
@@ -97,6 +99,7 @@ result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk) 
             if (auto written = out->write(obuf.get(), produced); !written) return written;
         }
         if (!status) return std::move(status).err();
+        if (meter) meter->update(meter_output ? j.stats().out_bytes : j.stats().in_bytes);
         if (*status == job_status::done) return {};
         if (eof && used == have && produced == 0)
             return fail(errc::internal_error, in.name() + ": job made no progress");
@@ -120,9 +123,17 @@ int check_sizes(const request& req, const invocation& inv) {
     return exit_success;
 }
 
+std::unique_ptr<progress_meter> make_meter(const request& req, const invocation& inv, const char* label,
+                                           std::int64_t total) {
+    const bool forced = req.progress.value_or(false);
+    return std::make_unique<progress_meter>(progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr),
+                                            label, total);
+}
+
 int signature_command(const request& req, const invocation& inv) {
     auto in = input_file::open(file_arg(req, 0));
     if (!in) return report(inv, in.err());
+    in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 1);
     if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
     if (req.files.size() > 2) return report_usage(inv, "Too many arguments.");
@@ -144,22 +155,31 @@ int signature_command(const request& req, const invocation& inv) {
 
     auto out = output_file::create(out_path);
     if (!out) return report(inv, out.err());
+    out->set_nocache(req.nocache);
     stats_printer stats(req, inv);
     stats.start();
+    auto meter = make_meter(req, inv, "signature", in->regular_size());
     const job_options options{static_cast<unsigned>(req.threads)};
     job_stats done_stats;
     if (in->regular_size() >= 0) {
         // Random access: every thread reads and hashes its own slices.
         file_basis reader(*in);
+        std::int64_t records = 0;
+        const std::int64_t record_size = 4 + params.strong_len;
         auto made = make_signature_from(reader, static_cast<std::uint64_t>(in->regular_size()), params, options,
-                                        [&](std::span<const std::uint8_t> bytes) { return out->write(bytes.data(), bytes.size()); });
+                                        [&](std::span<const std::uint8_t> bytes) {
+                                            records += static_cast<std::int64_t>(bytes.size()) / record_size;
+                                            meter->update(records * params.block_len);
+                                            return out->write(bytes.data(), bytes.size());
+                                        });
         if (!made) return report(inv, made.err());
         done_stats = *made;
     } else {
         auto j = make_signature_job(params, options);
-        if (auto done = drive(*j, *in, &*out, default_chunk); !done) return report(inv, done.err());
+        if (auto done = drive(*j, *in, &*out, default_chunk, meter.get()); !done) return report(inv, done.err());
         done_stats = j->stats();
     }
+    meter->finish();
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());
     stats.job_done(done_stats);
     stats.summary(done_stats.in_bytes);
@@ -171,6 +191,7 @@ int delta_command(const request& req, const invocation& inv) {
     if (!sig_in) return report(inv, sig_in.err());
     auto new_in = input_file::open(file_arg(req, 1));
     if (!new_in) return report(inv, new_in.err());
+    new_in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 2);
     if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
@@ -186,13 +207,16 @@ int delta_command(const request& req, const invocation& inv) {
 
     auto out = output_file::create(out_path);
     if (!out) return report(inv, out.err());
+    out->set_nocache(req.nocache);
+    auto meter = make_meter(req, inv, "delta", new_in->regular_size());
     auto j = make_delta_job(sig, job_options{static_cast<unsigned>(req.threads)});
     // Only a delta against an empty signature depends on the input chunking:
     // rdiff reads the new file in chunks of the block length, or -I.
     const std::size_t chunk = sig.block_count() > 0 ? std::clamp<std::size_t>(std::size_t{64} * sig.params().block_len, default_chunk, max_chunk)
                               : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
                                                     : sig.params().block_len;
-    auto done = drive(*j, *new_in, &*out, chunk);
+    auto done = drive(*j, *new_in, &*out, chunk, meter.get());
+    meter->finish();
     stats.line(format_match_stats(j->stats()));
     if (!done) return report(inv, done.err());
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());
@@ -204,6 +228,7 @@ int delta_command(const request& req, const invocation& inv) {
 int patch_command(const request& req, const invocation& inv) {
     auto basis_in = input_file::open(file_arg(req, 0));
     if (!basis_in) return report(inv, basis_in.err());
+    basis_in->set_nocache(req.nocache);
     auto delta_in = input_file::open(file_arg(req, 1));
     if (!delta_in) return report(inv, delta_in.err());
     const std::string out_path = file_arg(req, 2);
@@ -213,13 +238,17 @@ int patch_command(const request& req, const invocation& inv) {
 
     auto out = output_file::create(out_path);
     if (!out) return report(inv, out.err());
+    out->set_sparse(req.sparse);
+    out->set_nocache(req.nocache);
     stats_printer stats(req, inv);
     stats.start();
+    auto meter = make_meter(req, inv, "patch (output)", -1);
     file_basis basis(*basis_in);
     patch_options options;
     options.delta_name = delta_in->name();
     auto j = make_patch_job(basis, options);
-    auto done = drive(*j, *delta_in, &*out, default_chunk);
+    auto done = drive(*j, *delta_in, &*out, default_chunk, meter.get(), true);
+    meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
     if (!done) return report(inv, done.err());
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());

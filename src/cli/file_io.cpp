@@ -1,6 +1,7 @@
 // file_io.cpp - POSIX file handling for the CLI.
 #include "file_io.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -72,6 +73,7 @@ input_file::input_file(input_file&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), regular_size_(other.regular_size_) {}
 
 input_file::~input_file() {
+    if (nocache_ && fd_ >= 0) posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
     if (fd_ > 2) ::close(fd_);
 }
 
@@ -86,14 +88,40 @@ result<std::size_t> input_file::read_full(std::uint8_t* p, std::size_t n) {
         }
         got += static_cast<std::size_t>(r);
     }
+    read_pos_ += static_cast<std::int64_t>(got);
+    // Drop whole 2 MiB units already read: the page cache keeps large folios,
+    // which a smaller range would not release.
+    const std::int64_t done = read_pos_ & ~((std::int64_t{2} << 20) - 1);
+    if (nocache_ && done > dropped_to_) {
+        posix_fadvise(fd_, dropped_to_, done - dropped_to_, POSIX_FADV_DONTNEED);
+        dropped_to_ = done;
+    }
     return got;
 }
 
-file_basis::file_basis(const input_file& file) : fd_(file.fd()), name_(file.name()), size_(file.regular_size()) {}
+file_basis::file_basis(const input_file& file)
+    : fd_(file.fd()), name_(file.name()), size_(file.regular_size()), nocache_(file.nocache()) {}
+
+file_basis::~file_basis() {
+    if (nocache_) posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+// Several threads read slices near the furthest position; drop what lies a few
+// MiB behind it, in whole 2 MiB units.
+void file_basis::drop_behind(std::uint64_t end) noexcept {
+    constexpr std::uint64_t lag = std::uint64_t{16} << 20, unit = std::uint64_t{2} << 20;
+    const std::uint64_t target = end > lag ? (end - lag) & ~(unit - 1) : 0;
+    std::uint64_t current = dropped_to_.load(std::memory_order_relaxed);
+    while (target > current && !dropped_to_.compare_exchange_weak(current, target)) {
+    }
+    if (target > current)
+        posix_fadvise(fd_, static_cast<off_t>(current), static_cast<off_t>(target - current), POSIX_FADV_DONTNEED);
+}
 
 result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> out) {
     for (;;) {
         const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
+        if (r > 0 && nocache_) drop_behind(pos + static_cast<std::uint64_t>(r));
         if (r >= 0) return static_cast<std::size_t>(r);
         if (errno == EINTR) continue;
         if (errno == ESPIPE) return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");
@@ -159,7 +187,42 @@ void output_file::discard() noexcept {
     fd_ = -1;
 }
 
+namespace {
+
+constexpr std::size_t hole_unit = 4096;
+
+bool all_zero(const std::uint8_t* p, std::size_t n) {
+    static const std::uint8_t zeros[hole_unit] = {};
+    return std::memcmp(p, zeros, n) == 0;
+}
+
+}  // namespace
+
 result<void> output_file::write(const std::uint8_t* p, std::size_t n) {
+    if (!sparse_) {
+        pos_ += n;
+        return write_all(p, n);
+    }
+    // Runs of units aligned to the output offset, all zero or all not.
+    while (n > 0) {
+        std::size_t len = std::min<std::size_t>(n, hole_unit - pos_ % hole_unit);
+        const bool zero = all_zero(p, len);
+        while (len < n) {
+            const std::size_t unit = std::min(n - len, hole_unit);
+            if (all_zero(p + len, unit) != zero) break;
+            len += unit;
+        }
+        if (zero) {
+            if (::lseek(fd_, static_cast<off_t>(len), SEEK_CUR) < 0) return io_fail(name_, "seek failed", errno);
+        } else if (auto written = write_all(p, len); !written) {
+            return written;
+        }
+        pos_ += len, p += len, n -= len;
+    }
+    return {};
+}
+
+result<void> output_file::write_all(const std::uint8_t* p, std::size_t n) {
     while (n > 0) {
         const ssize_t w = ::write(fd_, p, n);
         if (w < 0) {
@@ -168,11 +231,29 @@ result<void> output_file::write(const std::uint8_t* p, std::size_t n) {
         }
         p += w, n -= static_cast<std::size_t>(w);
     }
+    if (nocache_) drop_written_pages(false);
     return {};
+}
+
+// Written pages are dirty and cannot be dropped until they reach the disk: start
+// writeback of each 32 MiB window, then wait for and drop the one before it.
+void output_file::drop_written_pages(bool final) {
+    constexpr std::uint64_t window = std::uint64_t{32} << 20;
+    while (final ? dropped_to_ < pos_ : dropped_to_ + 2 * window <= pos_) {
+        const std::uint64_t len = final ? pos_ - dropped_to_ : window;
+        sync_file_range(fd_, static_cast<off_t>(dropped_to_ + window), static_cast<off_t>(window), SYNC_FILE_RANGE_WRITE);
+        sync_file_range(fd_, static_cast<off_t>(dropped_to_), static_cast<off_t>(len),
+                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+        posix_fadvise(fd_, static_cast<off_t>(dropped_to_), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
+        dropped_to_ += len;
+    }
 }
 
 result<void> output_file::commit() {
     if (temp_.empty()) return {};
+    // A file that ends in a hole needs its length set explicitly.
+    if (sparse_ && ::ftruncate(fd_, static_cast<off_t>(pos_)) != 0) return io_fail(name_, "cannot set the length", errno);
+    if (nocache_) drop_written_pages(true);
     if (::close(std::exchange(fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
     if (::rename(temp_.c_str(), path_.c_str()) != 0) return io_fail(name_, "cannot rename the finished output into place", errno);
     unregister_temp();

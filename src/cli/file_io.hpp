@@ -5,6 +5,7 @@
 #include <rdelta/error.hpp>
 #include <rdelta/patch.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +27,9 @@ public:
     result<std::size_t> read_full(std::uint8_t* p, std::size_t n);
     /// Size of a regular file, -1 for anything else (pipes, devices).
     std::int64_t regular_size() const noexcept { return regular_size_; }
+    /// Drop data from the page cache once it has been read (--nocache).
+    void set_nocache(bool on) noexcept { nocache_ = on; }
+    bool nocache() const noexcept { return nocache_; }
     const std::string& name() const noexcept { return name_; }
     int fd() const noexcept { return fd_; }
 
@@ -34,19 +38,26 @@ private:
     int fd_ = -1;
     std::string name_;
     std::int64_t regular_size_ = -1;
+    std::int64_t read_pos_ = 0;
+    std::int64_t dropped_to_ = 0;
+    bool nocache_ = false;
 };
 
 /// The basis of a patch, read with pread().
 class file_basis final : public basis_reader {
 public:
     explicit file_basis(const input_file& file);
+    ~file_basis() override;
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
     std::optional<std::uint64_t> size() const override;
 
 private:
+    void drop_behind(std::uint64_t end) noexcept;
     int fd_;
     std::string name_;
     std::int64_t size_;
+    bool nocache_;
+    std::atomic<std::uint64_t> dropped_to_{0};  // --nocache: pages before this were dropped
 };
 
 /// An output: standard output, a device written in place, or a temporary file in
@@ -65,6 +76,10 @@ public:
     result<void> write(const std::uint8_t* p, std::size_t n);
     /// Make the output visible under its name.
     result<void> commit();
+    /// Write aligned 4 KiB runs of zeros as holes (regular files only).
+    void set_sparse(bool on) noexcept { sparse_ = on && !temp_.empty(); }
+    /// Push written data out of the page cache as it goes (--nocache).
+    void set_nocache(bool on) noexcept { nocache_ = on && !temp_.empty(); }
     const std::string& name() const noexcept { return name_; }
 
 private:
@@ -72,8 +87,13 @@ private:
         name_ = path_ == "-" ? "standard output" : path_;
     }
     void discard() noexcept;
+    result<void> write_all(const std::uint8_t* p, std::size_t n);
+    void drop_written_pages(bool final);
     int fd_ = -1;
     std::string path_, temp_, name_;
+    std::uint64_t pos_ = 0;          // bytes of output so far (holes included)
+    std::uint64_t dropped_to_ = 0;   // --nocache: pages before this were dropped
+    bool sparse_ = false, nocache_ = false;
 };
 
 /// Remove pending temporary files when SIGINT, SIGTERM, SIGHUP or SIGPIPE arrives.

@@ -67,9 +67,10 @@ option_table::option_table() {
         ("output-size,O", arg("BYTES"), "Output buffer size");
     extensions.add_options()
         ("threads,j", arg("N"), "Worker threads, 0 (default) for all cores")
-        ("progress", "Show progress")
+        ("progress", "Show a progress line on stderr (default: on a terminal)")
         ("no-progress", "Do not show progress")
-        ("nocache", "Do not keep file data in the page cache");
+        ("nocache", "Do not keep file data in the page cache")
+        ("no-sparse", "patch: write zero runs as data, not as holes");
     // Accepted but not listed, as in rdiff.
     hidden.add_options()
         (",h", "Show this help message")
@@ -283,6 +284,8 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.progress = key == "progress";
     } else if (key == "nocache") {
         req_.nocache = true;
+    } else if (key == "no-sparse") {
+        req_.sparse = false;
     } else {
         std::string value = o.value.empty() ? std::string() : o.value.front();
         // popt skips one '=' right after a short option: `-b=5`, `-H=md4`.

@@ -38,6 +38,7 @@ struct request {
     std::int64_t threads = 0;          ///< -j, --threads: worker threads; 0 = all cores
     std::optional<bool> progress;      ///< --progress / --no-progress; unset = command decides
     bool nocache = false;              ///< --nocache: do not keep file data in the page cache
+    bool sparse = true;                ///< --no-sparse turns it off: patch writes zero runs as holes
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".

@@ -55,7 +55,8 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
     for (std::size_t k = 1; k < segments; ++k) {
         const probe& pr = probes[k];
         real.scan_until(d, boundary(k));
-        while (real.position() < pr.exit) {
+        // A speculative scan may end past `stop` (its last match jumps over it).
+        while (real.position() < std::min(pr.exit, stop)) {
             const std::size_t pos = real.position();
             auto next = std::lower_bound(pr.hits.begin(), pr.hits.end(), pos,
                                          [](const search_hit& h, std::size_t p) { return h.pos < p; });

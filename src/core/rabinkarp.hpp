@@ -2,7 +2,7 @@
 // mod 2^32 (seed 1, so zero blocks of different lengths differ).
 #pragma once
 
-#include "weak_block_sum.hpp"
+#include "weak_dispatch.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +18,7 @@ struct rabinkarp {
     std::size_t count = 0;
 
     void init(const std::uint8_t* p, std::size_t n) noexcept {
-        hash = rabinkarp_block(p, n);
+        hash = rabinkarp_block_fast(p, n);
         mult_pow = power(n);
         count = n;
     }

@@ -3,7 +3,7 @@
 // 32-bit wrap-around arithmetic is exact.
 #pragma once
 
-#include "weak_block_sum.hpp"
+#include "weak_dispatch.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +17,7 @@ struct rollsum {
 
     /// Sum of a whole window (replaces the state).
     void init(const std::uint8_t* p, std::size_t n) noexcept {
-        rollsum_block(p, n, s1, s2);
+        rollsum_block_fast(p, n, s1, s2);
         count = n;
     }
     /// Slide the window by one byte: drop `out` at the front, append `in`.

@@ -11,9 +11,9 @@ namespace rdelta::detail {
 
 /// Weak digest of a block (the fast block kernels).
 inline std::uint32_t weak_sum_of(weak_kind kind, const std::uint8_t* p, std::size_t n) noexcept {
-    if (kind == weak_kind::rabinkarp) return rabinkarp_block(p, n);
+    if (kind == weak_kind::rabinkarp) return rabinkarp_block_fast(p, n);
     std::uint32_t s1, s2;
-    rollsum_block(p, n, s1, s2);
+    rollsum_block_fast(p, n, s1, s2);
     return (s2 << 16) | (s1 & 0xffff);
 }
 

@@ -166,3 +166,47 @@ TEST_CASE("parallel scanning gives the sequential delta") {
         }
     }
 }
+
+TEST_CASE("parallel scanning of long zero runs, matches reaching the end of the input") {
+    // Every window of a zero run matches the first zero block, so speculative
+    // scans jump block by block and the last one ends past the scan limit.
+    test::bytes basis = test::random_bytes(1 << 20, 31);
+    basis.resize(basis.size() + (8u << 20), 0);
+    const auto tail = test::random_bytes(1 << 20, 32);
+    basis.insert(basis.end(), tail.begin(), tail.end());
+    basis.resize(basis.size() + 10000, 0);
+    auto next = basis;
+    next.push_back('x');
+    next.insert(next.begin() + 3000000, 'y');
+    for (std::uint32_t block : {1000u, 4096u, 8192u}) {
+        CAPTURE(block);
+        auto sig = signature_of(basis, 0x72730147, block, 8);
+        auto sequential = make_delta(sig, next, 0, job_options{1});
+        REQUIRE(sequential.ok());
+        for (unsigned threads : {2u, 3u, 5u}) {
+            CAPTURE(threads);
+            auto parallel = make_delta(sig, next, 0, job_options{threads});
+            REQUIRE(parallel.ok());
+            CHECK(*parallel == *sequential);
+            // Chunks that end inside the zero run: each chunk's scan limit falls
+            // inside a speculative match.
+            auto j = make_delta_job(sig, job_options{threads});
+            test::bytes out;
+            std::vector<std::uint8_t> window(1 << 16);
+            const std::size_t chunk = 3 << 20;
+            for (std::size_t off = 0;;) {
+                const std::size_t n = std::min(chunk, next.size() - off);
+                buffers io{next.data() + off, n, off + n == next.size(), window.data(), window.size()};
+                auto st = j->iterate(io);
+                REQUIRE(st.ok());
+                off += n - io.avail_in;
+                out.insert(out.end(), window.data(), io.next_out);
+                if (*st == job_status::done) break;
+            }
+            CHECK(out == *sequential);
+        }
+        auto rebuilt = apply_patch(basis, *sequential);
+        REQUIRE(rebuilt.ok());
+        CHECK(*rebuilt == next);
+    }
+}

@@ -1,6 +1,7 @@
 // test_weak_sum.cpp - rollsum and RabinKarp: reference vectors and rolling == recomputing.
 #include "test_helpers.hpp"
 
+#include "core/weak_block_sum.hpp"
 #include "core/weak_sum.hpp"
 
 #include <doctest/doctest.h>

@@ -1,0 +1,69 @@
+// progress.cpp - the progress line.
+#include "progress.hpp"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace rdelta::cli {
+
+namespace {
+
+std::string human_bytes(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4) bytes /= 1024, ++u;
+    char text[32];
+    std::snprintf(text, sizeof text, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+    return text;
+}
+
+}  // namespace
+
+bool progress_wanted(bool as_rdiff, const bool* forced) {
+    if (as_rdiff) return false;
+    if (forced) return *forced;
+    return isatty(STDERR_FILENO) == 1;
+}
+
+progress_meter::progress_meter(bool enabled, std::string label, std::int64_t total)
+    : enabled_(enabled), label_(std::move(label)), total_(total),
+      start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+progress_meter::~progress_meter() { finish(); }
+
+void progress_meter::update(std::int64_t done) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    draw(done, std::chrono::duration<double>(now - start_).count());
+}
+
+void progress_meter::draw(std::int64_t done, double elapsed) {
+    const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0;
+    std::string line = "\r" + label_ + ": " + human_bytes(static_cast<double>(done));
+    if (total_ > 0) {
+        char pct[16];
+        std::snprintf(pct, sizeof pct, " (%d%%)", static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total_)));
+        line += " of " + human_bytes(static_cast<double>(total_)) + pct;
+    }
+    line += ", " + human_bytes(rate) + "/s";
+    if (total_ > 0 && rate > 0 && done < total_) {
+        const auto left = static_cast<long>(static_cast<double>(total_ - done) / rate);
+        char eta[32];
+        std::snprintf(eta, sizeof eta, ", %ld:%02ld left", left / 60, left % 60);
+        line += eta;
+    }
+    line += "\033[K";
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
+    drawn_ = true;
+}
+
+void progress_meter::finish() {
+    if (drawn_) std::fputs("\r\033[K", stderr), std::fflush(stderr);
+    drawn_ = false;
+    enabled_ = false;
+}
+
+}  // namespace rdelta::cli

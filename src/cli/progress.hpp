@@ -1,0 +1,38 @@
+// progress.hpp - a progress line on stderr for long runs: bytes done, total when
+// known, rate and time left. Redrawn at most four times a second, erased at the end.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace rdelta::cli {
+
+class progress_meter {
+public:
+    /// `total` < 0 when unknown (a pipe). Disabled meters do nothing.
+    progress_meter(bool enabled, std::string label, std::int64_t total);
+    ~progress_meter();
+    progress_meter(const progress_meter&) = delete;
+    progress_meter& operator=(const progress_meter&) = delete;
+
+    /// Input bytes processed so far.
+    void update(std::int64_t done);
+    /// Erase the line (also done by the destructor).
+    void finish();
+
+private:
+    void draw(std::int64_t done, double elapsed);
+
+    bool enabled_;
+    bool drawn_ = false;
+    std::string label_;
+    std::int64_t total_;
+    std::chrono::steady_clock::time_point start_, last_;
+};
+
+/// Whether to show progress: --progress/--no-progress, else only when stderr is a
+/// terminal; never when invoked as rdiff.
+bool progress_wanted(bool as_rdiff, const bool* forced);
+
+}  // namespace rdelta::cli

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Compare the C API round trip on our librsync.so.2 with Debian's librsync 2.3.2.
+
+    compare.py --ours EXE --reference EXE --rdiff /usr/bin/rdiff --ours-lib LIB [--workdir DIR]
+
+Both EXEs are tests/capi/roundtrip.c, linked to our library and to Debian's. ldd
+must show each loading the library it is meant to; our library must have the soname
+librsync.so.2 and export exactly Debian's symbols. Each program checks itself; then
+every file the two write must be identical (log lines of the hash-table probe count
+"weak sum compares", which librsync's table layout decides, are masked), and each
+signature and delta listed in the manifest must equal what /usr/bin/rdiff (on
+Debian's library) makes from the same inputs. Last, Debian's rdiff is run on both
+libraries for -s statistics and error cases: exit code, stderr (up to timings and
+that probe count) and output must be the same.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+failures = 0
+
+
+def fail(text):
+    global failures
+    failures += 1
+    print(f"FAIL {text}", flush=True)
+
+
+def clean_env():
+    env = dict(os.environ)
+    env.pop("LD_LIBRARY_PATH", None)
+    env.pop("LD_PRELOAD", None)
+    return env
+
+
+def loaded_librsync(exe):
+    out = subprocess.run(["ldd", exe], capture_output=True, text=True, env=clean_env()).stdout
+    m = re.search(r"librsync\.so\.2 => (\S+)", out)
+    return os.path.realpath(m.group(1)) if m else None
+
+
+def normalize(name, data):
+    if name == "log.txt":
+        # Probe counts depend on librsync's hash-table layout; ours differ by design.
+        data = re.sub(rb"\d+ \(\d+\.\d+x\) weak sum compares", b"N (x) weak sum compares", data)
+    return data
+
+
+def mask_timing(data):
+    data = re.sub(rb"\(\d+\.\d MB/s\)", b"(x MB/s)", data)
+    return re.sub(rb"\d+ sec\]", b"N sec]", data)
+
+
+def rdiff_cases(d):
+    """rdiff command lines (run in directory d) whose exit code, stderr and output
+    must be the same on both libraries: -s statistics and every kind of error."""
+    def put(name, data):
+        (d / name).write_bytes(data)
+    put("basis", (d / "../ours/random").read_bytes())
+    put("new", (d / "../ours/random.new").read_bytes())
+    put("small", b"hello world\n")
+    hdr = bytes.fromhex("72730147 00000100 00000020".replace(" ", ""))
+    put("sig-short", hdr[:6])
+    put("sig-block0", hdr[:4] + bytes(4) + hdr[8:])
+    put("sig-strong33", hdr[:8] + bytes.fromhex("00000021"))
+    put("sig-magic", bytes.fromhex("72730148") + hdr[4:])
+    put("sig-md4-17", bytes.fromhex("72730146") + hdr[4:8] + bytes.fromhex("00000011"))
+    put("sig-trunc", hdr + b"\1\2\3\4\5")
+    put("sig-empty", hdr)
+    d_magic = bytes.fromhex("72730236")
+    put("d-magic", bytes.fromhex("7273023700"))
+    put("d-noend", d_magic + b"\x02ab")
+    put("d-bogus", d_magic + b"\x55\x00")
+    put("d-lit0", d_magic + b"\x41\x00\x00")
+    put("d-littrunc", d_magic + b"\x05ab")
+    put("d-copy0", d_magic + b"\x45\x00\x00\x00")
+    put("d-copyneg", d_magic + b"\x51" + b"\xff" * 8 + b"\x01\x00")
+    put("d-pastend", d_magic + b"\x47\x00\x00\x04\x00\x00\x00")
+    put("d-big", d_magic + b"\x47\x00\x00\x03\x0d\x40" + b"\x47\x00\x0f\xff\xff\x00\x00")
+    (d / "adir").mkdir(exist_ok=True)
+    put("exists", b"x")
+    return [
+        "-s -f signature basis o-sig", "-s -f -H md4 -R rollsum -b 100 -S 5 signature basis o-sig-md4",
+        "-s -f signature small o-sig-small", "-f -S 2 signature basis o-sig-weak", "-f -S 40 signature basis o",
+        "-f -H md4 -S 17 signature basis o", "-f signature adir o", "-f -b 1000000000 signature basis o",
+        "-f -I 7 -O 13 signature basis o-sig-io", "-s -f delta o-sig new o-delta", "-s -f delta sig-empty new o-slack",
+        "-f -I 100 delta sig-empty new o-slack-I", "-s -f patch basis o-delta o-new", "-f patch basis d-big o-big",
+        "-f delta sig-short new o", "-f delta sig-block0 new o", "-f delta sig-strong33 new o",
+        "-f delta sig-magic new o", "-f delta sig-md4-17 new o", "-f delta sig-trunc new o",
+        "-f delta o-delta new o", "-s -f patch basis d-magic o", "-s -f patch basis d-noend o",
+        "-f patch basis d-bogus o", "-f patch basis d-lit0 o", "-f patch basis d-littrunc o",
+        "-f patch basis d-copy0 o", "-f patch basis d-copyneg o", "-s -f patch small d-pastend o",
+        "-f patch missing d-magic o", "signature basis exists", "-f patch basis adir o", "-v -f signature small o",
+    ]
+
+
+def compare_rdiff_runs(root, rdiff, ours_libdir):
+    """Debian's rdiff on each library: same exit code, stderr and output file."""
+    d = root / "rdiff-runs"
+    d.mkdir(exist_ok=True)
+    cases = rdiff_cases(d)
+    for case in cases:
+        results = []
+        for lib in (None, ours_libdir):
+            env = clean_env()
+            if lib:
+                env["LD_LIBRARY_PATH"] = lib
+            words = case.split()
+            out = d / words[-1]
+            if out.name.startswith("o") and out.exists():
+                out.unlink()
+            p = subprocess.run([rdiff] + words, cwd=d, capture_output=True, env=env)
+            data = out.read_bytes() if out.name.startswith("o") and out.is_file() else None
+            err = normalize("log.txt", mask_timing(p.stderr))
+            results.append((p.returncode, err, data))
+        (rc0, err0, out0), (rc1, err1, out1) = results
+        if rc0 != rc1:
+            fail(f"rdiff {case}: exit {rc1} on our library, {rc0} on Debian's; stderr {err1[-300:]!r}")
+        elif err0 != err1:
+            fail(f"rdiff {case}: stderr differs\n  debian: {err0!r}\n  ours:   {err1!r}")
+        elif out0 != out1:
+            fail(f"rdiff {case}: output differs")
+    return len(cases)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ours", required=True)
+    ap.add_argument("--reference", required=True)
+    ap.add_argument("--rdiff", default="/usr/bin/rdiff")
+    ap.add_argument("--ours-lib", required=True, help="our librsync.so.2.3.2 (to check ldd)")
+    ap.add_argument("--workdir")
+    args = ap.parse_args()
+
+    ours_lib = os.path.realpath(args.ours_lib)
+    got = loaded_librsync(args.ours)
+    if got != ours_lib:
+        fail(f"{args.ours} loads {got}, not our {ours_lib}")
+    ref_lib = loaded_librsync(args.reference)
+    if ref_lib is None or ref_lib == ours_lib or not ref_lib.startswith(("/usr/lib", "/lib")):
+        fail(f"{args.reference} loads {ref_lib}, not Debian's librsync")
+    if failures:
+        return 1
+    soname = subprocess.run(["readelf", "-d", ours_lib], capture_output=True, text=True).stdout
+    if "Library soname: [librsync.so.2]" not in soname:
+        fail(f"{ours_lib} does not have the soname librsync.so.2")
+    exported = {}
+    for tag, lib in (("ours", ours_lib), ("debian", ref_lib)):
+        nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True).stdout
+        exported[tag] = sorted(line.split()[-1] for line in nm.splitlines() if line.strip())
+    if exported["ours"] != exported["debian"]:
+        fail(f"exported symbols differ: ours only {sorted(set(exported['ours']) - set(exported['debian']))}, "
+             f"Debian's only {sorted(set(exported['debian']) - set(exported['ours']))}")
+
+    root = Path(args.workdir or tempfile.mkdtemp(prefix="capi-"))
+    dirs = {}
+    for tag, exe in (("ours", args.ours), ("debian", args.reference)):
+        d = root / tag
+        d.mkdir(parents=True, exist_ok=True)
+        extra = ["--ours-only"] if tag == "ours" else []
+        p = subprocess.run([exe, str(d)] + extra, capture_output=True, text=True, env=clean_env())
+        if p.returncode != 0:
+            fail(f"{tag} round trip exited {p.returncode}:\n{p.stderr[-3000:]}")
+        dirs[tag] = d
+    if failures:
+        return 1
+
+    names = sorted(f.name for f in dirs["debian"].iterdir())
+    ours_names = sorted(f.name for f in dirs["ours"].iterdir())
+    if names != ours_names:
+        fail(f"file sets differ: {sorted(set(names) ^ set(ours_names))}")
+    compared = 0
+    for name in names:
+        if name not in ours_names:
+            continue
+        a = normalize(name, (dirs["debian"] / name).read_bytes())
+        b = normalize(name, (dirs["ours"] / name).read_bytes())
+        compared += 1
+        if a != b:
+            if name.endswith(".txt"):
+                al, bl = a.splitlines(), b.splitlines()
+                i = next((k for k in range(min(len(al), len(bl))) if al[k] != bl[k]), min(len(al), len(bl)))
+                fail(f"{name} differs at line {i + 1}:\n  debian: {al[i] if i < len(al) else '<end>'!r}\n"
+                     f"  ours:   {bl[i] if i < len(bl) else '<end>'!r}")
+            else:
+                fail(f"{name} differs ({len(a)} vs {len(b)} bytes)")
+
+    # rdiff (on Debian's library) from the same inputs.
+    rdiff_runs = 0
+    ours = dirs["ours"]
+    rd = root / "rdiff"
+    rd.mkdir(exist_ok=True)
+    for line in (ours / "manifest.txt").read_text().splitlines():
+        words = line.split()
+        action, out_name = words[0], words[1]
+        n_in = 1 if action == "signature" else 2
+        inputs, opts = words[2:2 + n_in], words[2 + n_in:]
+        argv = [args.rdiff, "-f"] + opts + [action] + [str(ours / i) for i in inputs] + [str(rd / out_name)]
+        p = subprocess.run(argv, capture_output=True, env=clean_env())
+        rdiff_runs += 1
+        if p.returncode != 0:
+            fail(f"{' '.join(argv)} exited {p.returncode}: {p.stderr[-500:]!r}")
+            continue
+        if (rd / out_name).read_bytes() != (ours / out_name).read_bytes():
+            fail(f"{out_name} differs from rdiff's ({' '.join(argv)})")
+
+    rdiff_cases_run = compare_rdiff_runs(root, args.rdiff, os.path.dirname(ours_lib))
+
+    print(f"same {len(exported['ours'])} exported symbols as Debian's librsync.so.2; "
+          f"compared {compared} files with Debian's library, {rdiff_runs} outputs with rdiff, "
+          f"{rdiff_cases_run} rdiff runs (exit code, stderr, output) on both libraries; "
+          f"{failures} failures", flush=True)
+    if failures:
+        print(f"kept {root}", flush=True)
+        return 1
+    if not args.workdir:
+        shutil.rmtree(root)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
