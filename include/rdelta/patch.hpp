@@ -22,6 +22,10 @@ public:
     virtual result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) = 0;
     /// The basis size when known (used in error messages only).
     virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
+    /// True when [pos, pos + len) is known to read as zeros without being stored
+    /// (a hole of a sparse file), so it need not be read. May be called from
+    /// several threads at once, like read().
+    virtual bool is_hole(std::uint64_t /*pos*/, std::uint64_t /*len*/) { return false; }
 };
 
 /// A basis held in memory.

@@ -7,6 +7,8 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +38,15 @@ extern "C" void remove_temp_and_die(int sig) {
     std::raise(sig);
 }
 
+// Size of a regular file or a block device (a device is read like a file of its
+// size; rdiff treats it as a stream), -1 for pipes and the like.
+std::int64_t random_access_size(int fd, const struct stat& st) {
+    if (S_ISREG(st.st_mode)) return st.st_size;
+    std::uint64_t bytes = 0;
+    if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &bytes) == 0) return static_cast<std::int64_t>(bytes);
+    return -1;
+}
+
 }  // namespace
 
 void install_cleanup_handlers() {
@@ -50,8 +61,8 @@ void install_cleanup_handlers() {
 result<input_file> input_file::open(const std::string& path) {
     if (is_std_stream(path)) {
         struct stat st {};
-        const bool regular = fstat(0, &st) == 0 && S_ISREG(st.st_mode);
-        return input_file(0, "standard input", regular ? st.st_size : -1);
+        if (fstat(0, &st) != 0) return io_fail("standard input", "cannot stat", errno);
+        return input_file(0, "standard input", random_access_size(0, st));
     }
     if (path.empty()) return fail(errc::io_error, "\"\": cannot open: No such file or directory");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -66,7 +77,7 @@ result<input_file> input_file::open(const std::string& path) {
         ::close(fd);
         return io_fail(path, "cannot read", EISDIR);
     }
-    return input_file(fd, path, S_ISREG(st.st_mode) ? st.st_size : -1);
+    return input_file(fd, path, random_access_size(fd, st));
 }
 
 input_file::input_file(input_file&& other) noexcept
@@ -127,6 +138,13 @@ result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> 
         if (errno == ESPIPE) return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");
         return io_fail(name_, "read failed", errno);
     }
+}
+
+bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) {
+    // SEEK_DATA finds the next byte that is not in a hole (ENXIO: none follows).
+    const off_t data = ::lseek(fd_, static_cast<off_t>(pos), SEEK_DATA);
+    if (data < 0) return errno == ENXIO;
+    return static_cast<std::uint64_t>(data) >= pos + len;
 }
 
 std::optional<std::uint64_t> file_basis::size() const {

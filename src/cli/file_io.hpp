@@ -25,7 +25,7 @@ public:
 
     /// Read until `n` bytes or end of file; returns the count (0 at end).
     result<std::size_t> read_full(std::uint8_t* p, std::size_t n);
-    /// Size of a regular file, -1 for anything else (pipes, devices).
+    /// Size of a regular file or block device, -1 for anything else (pipes).
     std::int64_t regular_size() const noexcept { return regular_size_; }
     /// Drop data from the page cache once it has been read (--nocache).
     void set_nocache(bool on) noexcept { nocache_ = on; }
@@ -50,6 +50,7 @@ public:
     ~file_basis() override;
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
     std::optional<std::uint64_t> size() const override;
+    bool is_hole(std::uint64_t pos, std::uint64_t len) override;
 
 private:
     void drop_behind(std::uint64_t end) noexcept;

@@ -28,13 +28,13 @@ public:
     /// Current window position.
     std::size_t position() const noexcept { return start_ + scan_; }
 
-    /// Scan windows at positions before `limit` (limit + block_len < end of d).
-    void scan_until(const std::uint8_t* d, std::size_t limit) {
+    /// Scan windows at positions before `limit` (limit + block_len < end, the size of d).
+    void scan_until(const std::uint8_t* d, std::size_t limit, std::size_t end) {
         if (d != data_) search_.forget_data();
         data_ = d;
         std::size_t pos = position();
         while (pos < limit) {
-            const search_hit hit = search_.find_next(d, pos, limit);
+            const search_hit hit = search_.find_next(d, pos, limit, end);
             append_misses(hit.pos - pos);
             if (hit.block < 0) break;
             append_match(static_cast<std::uint64_t>(hit.block) * block_len_, block_len_);
@@ -44,7 +44,7 @@ public:
 
     /// Phase A over d[0, end): every window followed by more than a block of data.
     void scan_full(const std::uint8_t* d, std::size_t end) {
-        if (end > block_len_) scan_until(d, end - block_len_);
+        if (end > block_len_) scan_until(d, end - block_len_, end);
     }
 
     /// Phase B over d[0, end), at end of input: ever shorter suffixes of the file.

@@ -35,13 +35,13 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
     };
     std::vector<probe> probes(segments);
     parallel_for(segments, threads, [&](std::size_t k) {
-        if (k == 0) return real.scan_until(d, boundary(1));
+        if (k == 0) return real.scan_until(d, boundary(1), end);
         probe& pr = probes[k];
         window_search<Kind> search(index, block_len, strong, pr.stats);
         std::size_t pos = boundary(k);
         const std::size_t limit = boundary(k + 1);
         while (pos < limit) {
-            const search_hit hit = search.find_next(d, pos, limit);
+            const search_hit hit = search.find_next(d, pos, limit, end);
             if (hit.block < 0) {
                 pos = limit;
                 break;
@@ -54,7 +54,7 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
 
     for (std::size_t k = 1; k < segments; ++k) {
         const probe& pr = probes[k];
-        real.scan_until(d, boundary(k));
+        real.scan_until(d, boundary(k), end);
         // A speculative scan may end past `stop` (its last match jumps over it).
         while (real.position() < std::min(pr.exit, stop)) {
             const std::size_t pos = real.position();
@@ -62,7 +62,7 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
                                          [](const search_hit& h, std::size_t p) { return h.pos < p; });
             if (next != pr.hits.begin() && pos < std::prev(next)->pos + block_len) {
                 // Inside a speculative match: that position was never visited there.
-                real.scan_until(d, std::min(std::prev(next)->pos + block_len, stop));
+                real.scan_until(d, std::min(std::prev(next)->pos + block_len, stop), end);
                 continue;
             }
             real.replay(d, pr.hits.data() + (next - pr.hits.begin()),
@@ -74,7 +74,7 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
         stats.strong_calcs += pr.stats.strong_calcs;
         stats.matches += pr.stats.matches;
     }
-    real.scan_until(d, stop);
+    real.scan_until(d, stop, end);
 }
 
 }  // namespace rdelta::detail

@@ -25,9 +25,27 @@ struct slice_worker {
     std::size_t capacity = 0, digest_capacity = 0;
 };
 
+// The record of one all-zero full block: what every block of a hole gets.
+std::vector<std::uint8_t> zero_block_record(const sig_params& params) {
+    const std::vector<std::uint8_t> zeros(params.block_len, 0);
+    std::uint8_t digest[detail::digest_stride];
+    detail::strong_sum(params.format().strong, zeros.data(), zeros.size(), digest);
+    std::vector<std::uint8_t> record(4 + params.strong_len);
+    detail::put_be(record.data(), detail::weak_sum_of(params.format().weak, zeros.data(), zeros.size()), 4);
+    std::memcpy(record.data() + 4, digest, params.strong_len);
+    return record;
+}
+
 // Records of the blocks of basis[offset, offset + len) into `records`.
 result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t len, const sig_params& params,
-                        slice_worker& w, std::uint8_t* records) {
+                        slice_worker& w, std::uint8_t* records, const std::vector<std::uint8_t>& zero_record) {
+    const std::size_t rec = 4 + params.strong_len;
+    if (len % params.block_len == 0 && basis.is_hole(offset, len)) {
+        // A hole reads as zeros: no need to read or hash it.
+        for (std::size_t i = 0; i < len / params.block_len; ++i)
+            std::memcpy(records + i * rec, zero_record.data(), rec);
+        return {};
+    }
     if (w.capacity < len) w.data = std::make_unique_for_overwrite<std::uint8_t[]>(len), w.capacity = len;
     for (std::size_t got = 0; got < len;) {
         auto n = basis.read(offset + got, {w.data.get() + got, len - got});
@@ -46,7 +64,6 @@ result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t l
     if (blocks > full)
         detail::strong_sum(format.strong, w.data.get() + full * bl, len - full * bl,
                            w.digests.get() + full * detail::digest_stride);
-    const std::size_t rec = 4 + params.strong_len;
     for (std::size_t i = 0; i < blocks; ++i) {
         const std::size_t block_bytes = std::min(bl, len - i * bl);
         detail::put_be(records + i * rec, detail::weak_sum_of(format.weak, w.data.get() + i * bl, block_bytes), 4);
@@ -79,6 +96,7 @@ result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, c
     if (auto sent = sink({header, sizeof header}); !sent) return std::move(sent).err();
 
     std::vector<slice_worker> workers(round_slices);
+    const std::vector<std::uint8_t> zero_record = zero_block_record(params);
     std::vector<std::uint8_t> records;
     std::vector<std::optional<error>> errors(round_slices);
     for (std::uint64_t offset = 0; offset < size;) {
@@ -89,7 +107,8 @@ result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, c
         detail::parallel_for(slices, threads, [&](std::size_t s) {
             const std::uint64_t from = offset + s * slice_bytes;
             const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(slice_bytes, round_end - from));
-            auto done = hash_slice(basis, from, len, params, workers[s], records.data() + s * slice_blocks * rec);
+            auto done = hash_slice(basis, from, len, params, workers[s], records.data() + s * slice_blocks * rec,
+                                   zero_record);
             if (!done) errors[s] = std::move(done).err();
         });
         for (auto& e : errors)

@@ -34,16 +34,18 @@ public:
         : index_(index), block_len_(block_len), strong_(strong), stats_(stats) {}
 
     /// First window at or after `pos` and before `limit` whose block-long window
-    /// matches; windows need a block of data plus one byte: limit + block_len < end.
-    search_hit find_next(const std::uint8_t* d, std::size_t pos, std::size_t limit) {
+    /// matches; windows need a block of data plus one byte: limit + block_len < end,
+    /// where `end` is the size of the data at d.
+    search_hit find_next(const std::uint8_t* d, std::size_t pos, std::size_t limit, std::size_t end) {
         const std::size_t bl = block_len_;
         if (pos >= limit) return {pos, -1};
         if (weak_.count == 0) weak_.init(d + pos, bl);
         for (;;) {
             const std::size_t p = roll_until_candidate(d, pos, limit);
             if (p == limit) return {p, -1};
-            // Windows that fit before `limit` (plus the one at it) can be hashed ahead.
-            const std::size_t ahead = std::min<std::size_t>(batch_windows, (limit - p) / bl + 1);
+            // Whole-block windows that exist in the data can be hashed ahead (even
+            // past `limit`: the next call over the same data uses them).
+            const std::size_t ahead = std::min<std::size_t>(batch_windows, (end - p) / bl);
             const std::int64_t block = lookup(d + p, bl, ahead);
             if (block >= 0) {
                 weak_.count = 0;
