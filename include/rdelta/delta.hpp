@@ -17,6 +17,8 @@ namespace rdelta {
 /// (an empty basis), in which case every input chunk becomes one LITERAL ("slack
 /// delta", so chunking matters only then). Output is byte-identical to rdiff 2.3.2
 /// whatever `options.threads` is; large input chunks are scanned on several cores.
+/// With `options.checksum`, 28 bytes follow END: "rdck", the new file's length
+/// (u64 big-endian) and its XXH3-128 (canonical form); rdiff ignores them.
 std::unique_ptr<job> make_delta_job(const signature& sig, job_options options = {});
 
 /// Delta of a whole new file held in memory (slack deltas use `slack_chunk` bytes).

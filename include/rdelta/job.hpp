@@ -31,7 +31,8 @@ enum class job_status { done, blocked };
 
 /// Options common to jobs.
 struct job_options {
-    unsigned threads = 1;  ///< cores a job may use; 0 = all
+    unsigned threads = 1;   ///< cores a job may use; 0 = all
+    bool checksum = false;  ///< delta: append the whole-file checksum trailer after END
 };
 
 /// Counters of a job, as librsync's rs_stats_t.
@@ -53,6 +54,7 @@ struct job_stats {
     std::int64_t weak_hits = 0;       ///< lookups whose weak key was present
     std::int64_t strong_calcs = 0;    ///< strong sums computed for windows
     std::int64_t matches = 0;         ///< lookups that found a block
+    bool checksum_verified = false;   ///< patch: a checksum trailer was present and matched
 };
 
 /// Base of all streaming jobs. A job takes as much input as it can use now and may

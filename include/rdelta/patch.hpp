@@ -43,11 +43,13 @@ private:
 struct patch_options {
     std::string delta_name = "delta";  ///< used in error messages ("delta.bin: ...")
     std::uint64_t max_output = UINT64_MAX;  ///< fail with mem_error beyond this many bytes
+    bool require_checksum = false;  ///< fail (corrupt) when the delta has no checksum trailer
 };
 
 /// A job that reads a delta and writes the new file; COPY commands read `basis`
 /// (which must outlive the job). Accepts every encoding rdiff 2.3.2 accepts and
-/// ignores bytes after END.
+/// ignores bytes after END, except rdelta's checksum trailer (see make_delta_job),
+/// which is verified: a mismatch fails with corrupt.
 std::unique_ptr<job> make_patch_job(basis_reader& basis, patch_options options = {});
 
 /// Apply a whole delta held in memory.

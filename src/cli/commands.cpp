@@ -13,6 +13,7 @@
 #include <rdelta/signature.hpp>
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <memory>
 #include <ctime>
@@ -209,7 +210,7 @@ int delta_command(const request& req, const invocation& inv) {
     if (!out) return report(inv, out.err());
     out->set_nocache(req.nocache);
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
-    auto j = make_delta_job(sig, job_options{static_cast<unsigned>(req.threads)});
+    auto j = make_delta_job(sig, job_options{static_cast<unsigned>(req.threads), req.checksum});
     // Only a delta against an empty signature depends on the input chunking:
     // rdiff reads the new file in chunks of the block length, or -I.
     const std::size_t chunk = sig.block_count() > 0 ? std::clamp<std::size_t>(std::size_t{64} * sig.params().block_len, default_chunk, max_chunk)
@@ -246,12 +247,16 @@ int patch_command(const request& req, const invocation& inv) {
     file_basis basis(*basis_in);
     patch_options options;
     options.delta_name = delta_in->name();
+    options.require_checksum = req.verify;
     auto j = make_patch_job(basis, options);
     auto done = drive(*j, *delta_in, &*out, default_chunk, meter.get(), true);
     meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
     if (!done) return report(inv, done.err());
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());
+    if (req.verify)
+        std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
+                     inv.prog.c_str(), out->name().c_str(), j->stats().out_bytes);
     stats.summary(j->stats().in_bytes);
     return exit_success;
 }

@@ -70,7 +70,9 @@ option_table::option_table() {
         ("progress", "Show a progress line on stderr (default: on a terminal)")
         ("no-progress", "Do not show progress")
         ("nocache", "Do not keep file data in the page cache")
-        ("no-sparse", "patch: write zero runs as data, not as holes");
+        ("no-sparse", "patch: write zero runs as data, not as holes")
+        ("checksum", "delta: append the new file's length and XXH3-128 after END")
+        ("verify", "patch: require the checksum trailer, check it and report");
     // Accepted but not listed, as in rdiff.
     hidden.add_options()
         (",h", "Show this help message")
@@ -286,6 +288,10 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.nocache = true;
     } else if (key == "no-sparse") {
         req_.sparse = false;
+    } else if (key == "checksum") {
+        req_.checksum = true;
+    } else if (key == "verify") {
+        req_.verify = true;
     } else {
         std::string value = o.value.empty() ? std::string() : o.value.front();
         // popt skips one '=' right after a short option: `-b=5`, `-H=md4`.

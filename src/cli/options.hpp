@@ -39,6 +39,8 @@ struct request {
     std::optional<bool> progress;      ///< --progress / --no-progress; unset = command decides
     bool nocache = false;              ///< --nocache: do not keep file data in the page cache
     bool sparse = true;                ///< --no-sparse turns it off: patch writes zero runs as holes
+    bool checksum = false;             ///< --checksum: delta appends the whole-file checksum trailer
+    bool verify = false;               ///< --verify: patch requires and reports the trailer
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".

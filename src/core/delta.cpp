@@ -1,5 +1,6 @@
 // delta.cpp - delta jobs: the slack delta of an empty signature, and the
 // streaming wrapper around the matcher (matcher.hpp holds the exact algorithm).
+#include "checksum_trailer.hpp"
 #include "command_writer.hpp"
 #include "matcher.hpp"
 #include "output_queue.hpp"
@@ -17,7 +18,7 @@ namespace {
 // An empty signature: each input chunk becomes one literal (librsync's "slack" delta).
 class slack_delta_job final : public job {
 public:
-    slack_delta_job() : writer_(out_, stats_) {
+    explicit slack_delta_job(bool checksum) : writer_(out_, stats_), checksum_(checksum) {
         stats_.op = "delta";
         writer_.magic(static_cast<std::uint32_t>(magic::delta));
     }
@@ -25,10 +26,15 @@ public:
     result<job_status> iterate(buffers& io) override {
         if (io.avail_in > 0) {
             writer_.literal(io.next_in, io.avail_in);
+            sum_.update(io.next_in, io.avail_in);
             stats_.in_bytes += static_cast<std::int64_t>(io.avail_in);
             io.next_in += io.avail_in, io.avail_in = 0;
         }
-        if (io.eof_in && !ended_) writer_.end(), ended_ = true;
+        if (io.eof_in && !ended_) {
+            writer_.end();
+            if (checksum_) sum_.write_trailer(out_.reserve(detail::trailer_size));
+            ended_ = true;
+        }
         stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
         return ended_ && out_.empty() ? job_status::done : job_status::blocked;
     }
@@ -38,6 +44,8 @@ private:
     detail::output_queue out_;
     job_stats stats_;
     detail::command_writer writer_;
+    detail::stream_checksum sum_;
+    bool checksum_;
     bool ended_ = false;
 };
 
@@ -51,6 +59,7 @@ public:
           block_len_(sig.params().block_len),
           strong_(sig.params().format().strong),
           threads_(options.threads ? options.threads : detail::default_threads()),
+          checksum_(options.checksum),
           writer_(out_, stats_),
           matcher_(index_, block_len_, strong_, writer_, stats_) {
         stats_.op = "delta";
@@ -59,6 +68,7 @@ public:
 
     result<job_status> iterate(buffers& io) override {
         if (io.avail_in > 0 && !ended_) {
+            if (checksum_) sum_.update(io.next_in, io.avail_in);
             scan_input(io.next_in, io.avail_in);
             stats_.in_bytes += static_cast<std::int64_t>(io.avail_in);
             io.next_in += io.avail_in, io.avail_in = 0;
@@ -67,6 +77,7 @@ public:
             matcher_.scan_tail(carry_.data(), carry_.size());
             matcher_.flush();
             writer_.end();
+            if (checksum_) sum_.write_trailer(out_.reserve(detail::trailer_size));
             ended_ = true;
             carry_ = {};
         }
@@ -111,6 +122,8 @@ private:
     const std::size_t block_len_;
     const strong_kind strong_;
     const unsigned threads_;
+    const bool checksum_;
+    detail::stream_checksum sum_;
     detail::output_queue out_;
     job_stats stats_;
     detail::command_writer writer_;
@@ -133,7 +146,7 @@ private:
 }  // namespace
 
 std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
-    if (sig.block_count() == 0) return std::make_unique<slack_delta_job>();
+    if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
     if (!sig.index())
         return std::make_unique<failed_job>(
             fail(errc::internal_error, "delta needs the signature's index: call build_index() first"));

