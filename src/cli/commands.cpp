@@ -121,6 +121,7 @@ int check_sizes(const request& req, const invocation& inv) {
     if (req.input_size < 0 || req.output_size < 0)
         return report_usage(inv, "Buffer sizes (-I, -O) must not be negative.");
     if (req.threads < 0 || req.threads > 1024) return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
+    if (req.max_output < 0) return report_usage(inv, "--max-output must not be negative.");
     return exit_success;
 }
 
@@ -248,6 +249,7 @@ int patch_command(const request& req, const invocation& inv) {
     patch_options options;
     options.delta_name = delta_in->name();
     options.require_checksum = req.verify;
+    if (req.max_output > 0) options.max_output = static_cast<std::uint64_t>(req.max_output);
     auto j = make_patch_job(basis, options);
     auto done = drive(*j, *delta_in, &*out, default_chunk, meter.get(), true);
     meter->finish();

@@ -67,6 +67,7 @@ option_table::option_table() {
         ("output-size,O", arg("BYTES"), "Output buffer size");
     extensions.add_options()
         ("threads,j", arg("N"), "Worker threads, 0 (default) for all cores")
+        ("max-output", arg("BYTES"), "patch: fail (status 102) rather than write more than this")
         ("progress", "Show a progress line on stderr (default: on a terminal)")
         ("no-progress", "Do not show progress")
         ("nocache", "Do not keep file data in the page cache")
@@ -217,6 +218,7 @@ constexpr numeric_option numeric_options[] = {
     {"input-size", &request::input_size, int_limits::min(), int_limits::max()},
     {"output-size", &request::output_size, int_limits::min(), int_limits::max()},
     {"threads", &request::threads, int64_limits::min(), int64_limits::max()},
+    {"max-output", &request::max_output, int64_limits::min(), int64_limits::max()},
 };
 
 // ----- Applying options, left to right ---------------------------------------------------

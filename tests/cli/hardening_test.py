@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Failure paths: an output limit, a full disk, a signal in the middle of a run, a
+signature or delta pipe that closes early, and hostile length fields. Each must end
+with the documented status, no crash and no output file left behind.
+Usage: hardening_test.py --rdelta PATH. Prints 'N passed, M failed'."""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what, flush=True)
+
+
+def leftovers(folder, keep):
+    return sorted(set(os.listdir(folder)) - set(keep))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rdelta", required=True)
+    rdelta = os.path.abspath(ap.parse_args().rdelta)
+    work = tempfile.mkdtemp(prefix="rdelta-hard-")
+    os.chdir(work)
+    with open("basis", "wb") as f:
+        f.write(os.urandom(4 << 20))
+    subprocess.run([rdelta, "signature", "basis", "basis.sig"], check=True)
+    with open("new", "wb") as f:
+        f.write(open("basis", "rb").read()[: 3 << 20] + os.urandom(1 << 20))
+    subprocess.run([rdelta, "delta", "basis.sig", "new", "new.delta"], check=True)
+    inputs = ["basis", "basis.sig", "new", "new.delta"]
+
+    # --max-output bounds what a delta can make us write.
+    r = subprocess.run([rdelta, "--max-output", "1000000", "patch", "basis", "new.delta", "out"], capture_output=True)
+    check(r.returncode == 102 and not os.path.exists("out"), f"--max-output: exit {r.returncode}")
+    r = subprocess.run([rdelta, "--max-output", str(4 << 20), "patch", "basis", "new.delta", "out"], capture_output=True)
+    check(r.returncode == 0 and open("out", "rb").read() == open("new", "rb").read(), "--max-output at the size")
+    os.remove("out")
+
+    # A delta of 2^62 literal bytes and a signature claiming huge lengths allocate nothing.
+    with open("huge.delta", "wb") as f:
+        f.write(bytes.fromhex("72730236 44 4000000000000000") + b"abc")
+    r = subprocess.run([rdelta, "patch", "basis", "huge.delta", "out"], capture_output=True)
+    check(r.returncode == 103 and not os.path.exists("out"), f"2^62 literal: exit {r.returncode}")
+    with open("huge.sig", "wb") as f:
+        f.write(bytes.fromhex("72730147 7fffffff 00000020") + os.urandom(36 * 3))
+    r = subprocess.run([rdelta, "delta", "huge.sig", "new", "out"], capture_output=True)
+    check(r.returncode == 0 and os.path.exists("out"), f"signature with 2^31-1 blocks: exit {r.returncode}")
+    os.remove("out")
+
+    # A pipe that closes early: 103, as for a truncated file.
+    for name, cmd in (("signature", [rdelta, "delta", "-", "new", "out"]),
+                      ("delta", [rdelta, "patch", "basis", "-", "out"])):
+        data = open("basis.sig" if name == "signature" else "new.delta", "rb").read()
+        r = subprocess.run(cmd, input=data[: len(data) // 2 + 3], capture_output=True)
+        check(r.returncode == 103 and not os.path.exists("out"), f"{name} pipe closed early: exit {r.returncode}")
+
+    # SIGTERM and SIGINT in the middle of a run remove the temporary output.
+    with open("big", "wb") as f:
+        for _ in range(256):
+            f.write(os.urandom(1 << 20))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        p = subprocess.Popen([rdelta, "-j1", "delta", "basis.sig", "-", "out"], stdin=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+        p.stdin.write(open("big", "rb").read(64 << 20))
+        p.stdin.flush()
+        time.sleep(0.3)
+        p.send_signal(sig)
+        try:
+            p.stdin.close()
+        except BrokenPipeError:
+            pass
+        p.wait(timeout=30)
+        check(p.returncode == -sig, f"{sig.name}: status {p.returncode}")
+        check(leftovers(work, inputs + ["big", "huge.delta", "huge.sig"]) == [],
+              f"{sig.name} left {leftovers(work, inputs + ['big', 'huge.delta', 'huge.sig'])}")
+
+    # A full file system: status 100 and nothing left (needs a small tmpfs, as root).
+    small = os.path.join(work, "small")
+    os.mkdir(small)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", small], capture_output=True).returncode == 0:
+        try:
+            r = subprocess.run([rdelta, "patch", "basis", "new.delta", os.path.join(small, "out")], capture_output=True)
+            check(r.returncode == 100 and os.listdir(small) == [], f"ENOSPC: exit {r.returncode}, left {os.listdir(small)}")
+            check(b"No space left" in r.stderr and r.stderr.count(b"\n") == 1, f"ENOSPC message: {r.stderr!r}")
+        finally:
+            subprocess.run(["umount", small])
+    else:
+        print("note: cannot mount a tmpfs here; the full-disk case was not run")
+    subprocess.run(["rm", "-rf", work])
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
