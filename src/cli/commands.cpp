@@ -85,9 +85,10 @@ result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk, 
     const std::size_t out_size = std::size_t{256} << 10;  // stays in L2 between read and write
     auto obuf = std::make_unique_for_overwrite<std::uint8_t[]>(out_size);
     std::size_t have = 0, used = 0;
-    bool eof = false;
+    bool eof = false, output_full = false;
     for (;;) {
-        if (used == have && !eof) {
+        // Read more only when the job has taken what it had and its output is drained.
+        if (used == have && !eof && !output_full) {
             auto got = in.read_full(ibuf.get(), chunk);
             if (!got) return std::move(got).err();
             have = *got, used = 0, eof = have < chunk;
@@ -96,6 +97,7 @@ result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk, 
         auto status = j.iterate(io);
         used = have - io.avail_in;
         const std::size_t produced = out_size - io.avail_out;
+        output_full = io.avail_out == 0;
         if (produced && out) {
             if (auto written = out->write(obuf.get(), produced); !written) return written;
         }
