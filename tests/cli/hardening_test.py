@@ -59,6 +59,18 @@ def main():
     check(r.returncode == 0 and os.path.exists("out"), f"signature with 2^31-1 blocks: exit {r.returncode}")
     os.remove("out")
 
+    # Memory stays bounded whatever the output size: an all-literal delta of 128 MiB
+    # must not hold its output (peak RSS well under the file size).
+    with open("unrelated", "wb") as f:
+        for _ in range(128):
+            f.write(os.urandom(1 << 20))
+    p = subprocess.Popen([rdelta, "delta", "basis.sig", "unrelated", "out"], stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    check(os.waitstatus_to_exitcode(status) == 0 and usage.ru_maxrss < 100 * 1024,
+          f"all-literal delta: status {status}, peak RSS {usage.ru_maxrss} KiB")
+    os.remove("out")
+    os.remove("unrelated")
+
     # A pipe that closes early: 103, as for a truncated file.
     for name, cmd in (("signature", [rdelta, "delta", "-", "new", "out"]),
                       ("delta", [rdelta, "patch", "basis", "-", "out"])):
