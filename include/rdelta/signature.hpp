@@ -33,6 +33,8 @@ public:
     std::size_t block_count() const noexcept { return weak_.size(); }
     /// Raw weak sum of block i, as stored in the file.
     std::uint32_t weak_sum(std::size_t i) const noexcept { return weak_[i]; }
+    /// All raw weak sums, in block order.
+    std::span<const std::uint32_t> weak_sums() const noexcept { return weak_; }
     /// Stored (truncated) strong sum of block i.
     std::span<const std::uint8_t> strong_sum(std::size_t i) const noexcept {
         return {strong_.data() + i * params_.strong_len, params_.strong_len};
@@ -74,7 +76,9 @@ result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, c
 /// A job that parses a signature file into `*out` (which must outlive the job).
 /// The header is validated in librsync's order (see the format reference, 1.4).
 /// `name` is used in error messages ("sig.bin: ...").
-std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signature");
+/// `size_hint`, the signature file's size when known, lets it allocate the records once.
+std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signature",
+                                      std::uint64_t size_hint = 0);
 
 /// Parse a whole signature file held in memory.
 result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name = "signature");

@@ -204,7 +204,8 @@ int delta_command(const request& req, const invocation& inv) {
     stats_printer stats(req, inv);
     stats.start();
     signature sig{sig_params{}};
-    auto loader = make_loadsig_job(&sig, sig_in->name());
+    auto loader = make_loadsig_job(&sig, sig_in->name(),
+                                   sig_in->regular_size() > 0 ? static_cast<std::uint64_t>(sig_in->regular_size()) : 0);
     if (auto loaded = drive(*loader, *sig_in, nullptr, default_chunk); !loaded) return report(inv, loaded.err());
     stats.job_done(loader->stats());
     if (auto indexed = sig.build_index(); !indexed) return report(inv, indexed.err());

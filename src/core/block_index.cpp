@@ -17,42 +17,40 @@ result<block_index> block_index::build(const signature& sig) {
     const weak_kind weak = sig.params().format().weak;
 
     block_index idx;
-    int bits = 1;
-    while ((std::size_t{1} << bits) < n) ++bits;
+    int bits = 1;  // about two entries per bucket
+    while ((std::size_t{2} << bits) < n) ++bits;
     idx.shift_ = 32 - bits;
     idx.strong_len_ = sig.params().strong_len;
     idx.strong_ = n ? sig.strong_sum(0).data() : nullptr;
+    idx.weak_ = sig.weak_sums().data();
+    idx.weak_kind_ = weak;
 
-    struct entry {
-        std::uint32_t bucket, key, block;
-    };
-    std::vector<entry> entries(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t key = detail::weak_key(weak, sig.weak_sum(i));
-        entries[i] = {idx.bucket_of(key), key, static_cast<std::uint32_t>(i)};
-    }
+    // Sort block numbers in place (no per-entry scratch: memory is the constraint
+    // for signatures of millions of blocks).
     const std::size_t sl = idx.strong_len_;
-    auto strong_cmp = [&](const entry& a, const entry& b) {
-        return std::memcmp(sig.strong_sum(a.block).data(), sig.strong_sum(b.block).data(), sl);
+    auto key_of = [&](std::uint32_t b) { return detail::weak_key(weak, sig.weak_sum(b)); };
+    auto strong_cmp = [&](std::uint32_t a, std::uint32_t b) {
+        return std::memcmp(sig.strong_sum(a).data(), sig.strong_sum(b).data(), sl);
     };
-    std::sort(entries.begin(), entries.end(), [&](const entry& a, const entry& b) {
-        if (a.bucket != b.bucket) return a.bucket < b.bucket;
-        if (a.key != b.key) return a.key < b.key;
+    idx.blocks_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) idx.blocks_[i] = static_cast<std::uint32_t>(i);
+    std::sort(idx.blocks_.begin(), idx.blocks_.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const std::uint32_t ka = key_of(a), kb = key_of(b);
+        const std::uint32_t ba = idx.bucket_of(ka), bb = idx.bucket_of(kb);
+        if (ba != bb) return ba < bb;
+        if (ka != kb) return ka < kb;
         const int c = strong_cmp(a, b);
-        return c != 0 ? c < 0 : a.block < b.block;
+        return c != 0 ? c < 0 : a < b;
     });
+    // Of blocks with equal key and strong sum only the first (lowest) can match.
+    const auto last = std::unique(idx.blocks_.begin(), idx.blocks_.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return key_of(a) == key_of(b) && strong_cmp(a, b) == 0;
+    });
+    idx.blocks_.erase(last, idx.blocks_.end());
+    idx.blocks_.shrink_to_fit();
 
     idx.dir_.assign((std::size_t{1} << bits) + 1, 0);
-    idx.keys_.reserve(n);
-    idx.blocks_.reserve(n);
-    for (std::size_t k = 0; k < n; ++k) {
-        // Of blocks with equal key and strong sum only the first (lowest) can match.
-        if (k > 0 && entries[k].key == entries[k - 1].key && strong_cmp(entries[k], entries[k - 1]) == 0)
-            continue;
-        idx.keys_.push_back(entries[k].key);
-        idx.blocks_.push_back(entries[k].block);
-        ++idx.dir_[entries[k].bucket + 1];
-    }
+    for (const std::uint32_t b : idx.blocks_) ++idx.dir_[idx.bucket_of(key_of(b)) + 1];
     for (std::size_t b = 1; b < idx.dir_.size(); ++b) idx.dir_[b] += idx.dir_[b - 1];
 
     // About 32 filter bits per block (a few % false positives), 8 KiB to 2 MiB.
@@ -60,7 +58,8 @@ result<block_index> block_index::build(const signature& sig) {
     while (filter_bits < 24 && (std::size_t{1} << filter_bits) < n * 32) ++filter_bits;
     idx.filter_shift_ = 32 - filter_bits;
     idx.filter_.assign((std::size_t{1} << filter_bits) / 64, 0);
-    for (const std::uint32_t key : idx.keys_) {
+    for (const std::uint32_t b : idx.blocks_) {
+        const std::uint32_t key = key_of(b);
         const std::uint32_t bit = static_cast<std::uint32_t>((key * 0x9e3779b1ull & 0xffffffffu) >> idx.filter_shift_);
         idx.filter_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
     }

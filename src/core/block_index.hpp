@@ -5,10 +5,15 @@
 // window's. So within one key, stored strong sums are unique and lookup is an exact
 // search. Entries are sorted by (bucket, key, strong sum); a directory gives each
 // bucket's range; long runs are binary-searched, so crafted signatures with many
-// equal weak sums cannot make lookups linear.
+// equal weak sums cannot make lookups linear. Only block numbers are stored per
+// entry (keys are derived from the signature's weak sums), so the index costs
+// about 10 bytes per block on top of the signature.
 #pragma once
 
+#include "weak_sum.hpp"
+
 #include <rdelta/error.hpp>
+#include <rdelta/format.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -39,7 +44,7 @@ public:
         std::uint32_t lo = dir_[b], hi = dir_[b + 1];
         if (lo == hi) return -1;
         lo = lower_key(lo, hi, key);
-        if (lo == hi || keys_[lo] != key) return -1;
+        if (lo == hi || key_at(lo) != key) return -1;
         hi = upper_key(lo, hi, key);
         const std::uint8_t* digest = strong();
         while (hi - lo > 4) {  // strong sums within one key are sorted and unique
@@ -54,7 +59,7 @@ public:
     }
 
     std::size_t memory_bytes() const noexcept {
-        return dir_.capacity() * 4 + keys_.capacity() * 4 + blocks_.capacity() * 4 + filter_.capacity() * 8;
+        return dir_.capacity() * 4 + blocks_.capacity() * 4 + filter_.capacity() * 8;
     }
 
 private:
@@ -64,21 +69,22 @@ private:
     const std::uint8_t* strong_of(std::uint32_t pos) const noexcept {
         return strong_ + std::size_t{blocks_[pos]} * strong_len_;
     }
+    std::uint32_t key_at(std::uint32_t pos) const noexcept { return detail::weak_key(weak_kind_, weak_[blocks_[pos]]); }
     std::uint32_t lower_key(std::uint32_t lo, std::uint32_t hi, std::uint32_t key) const noexcept {
-        while (lo < hi && hi - lo <= 8 && keys_[lo] < key) ++lo;
-        while (lo < hi && keys_[lo] < key) {
+        while (lo < hi && hi - lo <= 8 && key_at(lo) < key) ++lo;
+        while (lo < hi && key_at(lo) < key) {
             const std::uint32_t mid = lo + (hi - lo) / 2;
-            (keys_[mid] < key ? lo : hi) = keys_[mid] < key ? mid + 1 : mid;
+            (key_at(mid) < key ? lo : hi) = key_at(mid) < key ? mid + 1 : mid;
         }
         return lo;
     }
     std::uint32_t upper_key(std::uint32_t lo, std::uint32_t hi, std::uint32_t key) const noexcept {
         std::uint32_t first = lo;
-        while (first < hi && keys_[first] == key && first - lo < 8) ++first;
-        if (first == hi || keys_[first] != key) return first;
+        while (first < hi && key_at(first) == key && first - lo < 8) ++first;
+        if (first == hi || key_at(first) != key) return first;
         while (first < hi) {  // long run: binary search its end
             const std::uint32_t mid = first + (hi - first) / 2;
-            (keys_[mid] == key ? first : hi) = keys_[mid] == key ? mid + 1 : mid;
+            (key_at(mid) == key ? first : hi) = key_at(mid) == key ? mid + 1 : mid;
         }
         return first;
     }
@@ -87,10 +93,11 @@ private:
     int filter_shift_ = 31;
     std::vector<std::uint64_t> filter_;
     const std::uint8_t* strong_ = nullptr;
+    const std::uint32_t* weak_ = nullptr;
+    weak_kind weak_kind_ = weak_kind::rabinkarp;
     std::size_t strong_len_ = 0;
     std::vector<std::uint32_t> dir_;
-    std::vector<std::uint32_t> keys_;
-    std::vector<std::uint32_t> blocks_;
+    std::vector<std::uint32_t> blocks_;  // block numbers sorted by (bucket, key, strong sum)
 };
 
 }  // namespace rdelta

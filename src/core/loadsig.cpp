@@ -15,7 +15,8 @@ namespace {
 
 class loadsig_job final : public job {
 public:
-    loadsig_job(signature* out, std::string name) : out_(out), name_(std::move(name)) {
+    loadsig_job(signature* out, std::string name, std::uint64_t size_hint)
+        : out_(out), name_(std::move(name)), size_hint_(size_hint) {
         stats_.op = "loadsig";
     }
 
@@ -129,12 +130,16 @@ private:
         auto resolved = resolve_sig_params({-1, magic_, block_len_, strong_len});
         if (!resolved) return make_error(resolved.err().code, resolved.err().message.c_str());
         *out_ = signature(resolved->params);
+        // Allocate the records once when the file size is known (a hint: never more
+        // than the file can hold, so a lying header cannot make it allocate).
+        if (size_hint_ > 12) out_->reserve(static_cast<std::size_t>((size_hint_ - 12) / (4 + resolved->params.strong_len)));
         stats_.block_len = block_len_;
         return {};
     }
 
     signature* out_;
     std::string name_;
+    std::uint64_t size_hint_;
     unit state_ = unit::magic;
     std::vector<std::uint8_t> have_;
     std::uint32_t magic_ = 0, block_len_ = 0, weak_ = 0;
@@ -145,8 +150,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<job> make_loadsig_job(signature* out, std::string name) {
-    return std::make_unique<loadsig_job>(out, std::move(name));
+std::unique_ptr<job> make_loadsig_job(signature* out, std::string name, std::uint64_t size_hint) {
+    return std::make_unique<loadsig_job>(out, std::move(name), size_hint);
 }
 
 }  // namespace rdelta
