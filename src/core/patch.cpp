@@ -164,35 +164,39 @@ private:
         return {};
     }
 
+    // Bytes of the current command that may be written now: bounded by the output
+    // window and by what the output limit still allows (never written past it).
     std::size_t output_room(const buffers& io, std::uint64_t want) const {
-        return static_cast<std::size_t>(std::min<std::uint64_t>(want, io.avail_out));
+        const std::uint64_t allowed = options_.max_output - static_cast<std::uint64_t>(stats_.out_bytes);
+        return static_cast<std::size_t>(std::min({want, std::uint64_t{io.avail_out}, allowed}));
     }
 
-    result<void> count_output(std::size_t n) {
-        stats_.out_bytes += static_cast<std::int64_t>(n);
-        if (static_cast<std::uint64_t>(stats_.out_bytes) > options_.max_output) {
-            char text[160];
-            std::snprintf(text, sizeof text, "output exceeds the limit of %" PRIu64 " bytes", options_.max_output);
-            return error_at(errc::mem_error, text);
-        }
-        return {};
+    bool at_limit() const noexcept { return static_cast<std::uint64_t>(stats_.out_bytes) >= options_.max_output; }
+
+    error limit_error() const {
+        char text[160];
+        std::snprintf(text, sizeof text, "output would exceed the limit of %" PRIu64 " bytes", options_.max_output);
+        return error_at(errc::mem_error, text);
     }
 
     // True when the literal is complete, false when input or output ran out.
     result<bool> copy_literal(buffers& io) {
+        if (at_limit() && remaining_ > 0) return limit_error();
         const std::size_t n = std::min(output_room(io, remaining_), io.avail_in);
         if (n) std::memcpy(io.next_out, io.next_in, n);
         io.next_out += n, io.avail_out -= n;
         consume(io, n);
         remaining_ -= n;
-        if (auto counted = count_output(n); !counted) return counted.err();
+        stats_.out_bytes += static_cast<std::int64_t>(n);
         if (remaining_ == 0) state_ = state::command;
+        else if (at_limit()) return limit_error();
         return remaining_ == 0;
     }
 
     // true when the COPY is complete, false when output space ran out.
     result<bool> copy_from_basis(buffers& io) {
         while (remaining_ > 0) {
+            if (at_limit()) return limit_error();
             const std::size_t room = output_room(io, remaining_);
             if (room == 0) return false;
             auto got = basis_.read(copy_pos_, {io.next_out, room});
@@ -200,7 +204,7 @@ private:
             if (*got == 0) return past_end();
             io.next_out += *got, io.avail_out -= *got;
             copy_pos_ += *got, remaining_ -= *got;
-            if (auto counted = count_output(*got); !counted) return counted.err();
+            stats_.out_bytes += static_cast<std::int64_t>(*got);
         }
         state_ = state::command;
         return true;

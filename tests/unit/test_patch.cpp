@@ -88,6 +88,28 @@ TEST_CASE("output limit bounds a hostile delta") {
     auto st = j->iterate(io);
     REQUIRE(!st.ok());
     CHECK(st.err().code == errc::mem_error);
+    // Never written past the limit, whatever the window sizes.
+    CHECK(io.next_out - out == 10);
+}
+
+TEST_CASE("output limit holds for literals fed a byte at a time") {
+    memory_basis reader(basis);
+    patch_options opts;
+    opts.max_output = 3;
+    auto j = make_patch_job(reader, opts);
+    const auto d = test::from_hex("72730236 05 4142434445 00");
+    std::uint8_t out[64];
+    std::size_t written = 0;
+    bool failed = false;
+    for (std::size_t off = 0; off < d.size() && !failed; ++off) {
+        buffers io{d.data() + off, 1, off + 1 == d.size(), out + written, sizeof out - written};
+        auto st = j->iterate(io);
+        written = static_cast<std::size_t>(io.next_out - out);
+        failed = !st.ok();
+        if (failed) CHECK(st.err().code == errc::mem_error);
+    }
+    CHECK(failed);
+    CHECK(written == 3);
 }
 
 TEST_CASE("byte-at-a-time input and output give the same result") {
