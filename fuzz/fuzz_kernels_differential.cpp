@@ -1,0 +1,137 @@
+// fuzz_kernels_differential.cpp - every kernel at every ISA level equals the
+// scalar reference on the same input.
+//
+// Input: data || parameters (from the end: alignment offset, block length, block
+// count, rolling-window length). For each level from scalar up to the active one
+// (force_isa; the first run prints which levels are covered):
+//   * weak block sums (weak_block_sum.hpp, and weak_sum_of) equal the plain loops
+//     rollsum_of / rabinkarp_of, and the rolling states (init, rotate, rollin,
+//     rollout) agree with them window by window;
+//   * strong_sum_many - the entry point of the multi-buffer MD4/BLAKE2b kernels -
+//     equals strong_sum of each block, and both equal MD4 from OpenSSL and
+//     BLAKE2b-256 from libb2 (independent of the library's own MD4).
+// Inputs sit at the end of exactly sized, deliberately misaligned allocations
+// and outputs fill exactly sized ones, so ASan catches any kernel over-read or
+// over-write.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include "fuzz_common.hpp"
+
+#include "core/rabinkarp.hpp"
+#include "core/rollsum.hpp"
+#include "core/weak_block_sum.hpp"
+#include "core/weak_sum.hpp"
+#include "cpu/cpu_features.hpp"
+#include "hash/strong_sum.hpp"
+
+#include <blake2.h>
+#include <openssl/md4.h>
+
+namespace {
+
+using namespace rdelta;
+using namespace rdelta::fuzz;
+namespace d = rdelta::detail;
+
+void reference_digest(strong_kind kind, const std::uint8_t* p, std::size_t n, std::uint8_t* out) {
+    static const std::uint8_t empty = 0;
+    if (!p) p = &empty;  // the libraries want a pointer even for no bytes
+    if (kind == strong_kind::md4)
+        MD4(p, n, out);
+    else
+        blake2b(out, p, nullptr, 32, n, 0);
+}
+
+void check_weak(const std::uint8_t* p, std::size_t n, std::size_t window, const char* level) {
+    const std::uint32_t rk_ref = d::rabinkarp_of(p, n), rs_ref = d::rollsum_of(p, n);
+    FUZZ_CHECK(d::rabinkarp_block(p, n) == rk_ref, "[%s] rabinkarp_block(%zu bytes)", level, n);
+    std::uint32_t s1 = 0, s2 = 0;
+    d::rollsum_block(p, n, s1, s2);
+    FUZZ_CHECK(((s2 << 16) | (s1 & 0xffff)) == rs_ref, "[%s] rollsum_block(%zu bytes)", level, n);
+    FUZZ_CHECK(d::weak_sum_of(weak_kind::rabinkarp, p, n) == rk_ref, "[%s] weak_sum_of rabinkarp", level);
+    FUZZ_CHECK(d::weak_sum_of(weak_kind::rollsum, p, n) == rs_ref, "[%s] weak_sum_of rollsum", level);
+
+    // Rolling: slide a window over the data, then shrink it from the front (as the
+    // tail of a delta does), comparing every state with the plain loops. The
+    // reference costs O(window) per position, so only the first 256 positions.
+    if (window == 0 || window > n) return;
+    n = std::min(n, window + 256);
+    d::rabinkarp rk;
+    d::rollsum rs;
+    rk.init(p, window);
+    rs.init(p, window);
+    for (std::size_t pos = 0;; ++pos) {
+        FUZZ_CHECK(rk.digest() == d::rabinkarp_of(p + pos, window), "[%s] rabinkarp rotate at %zu", level, pos);
+        FUZZ_CHECK(rs.digest() == d::rollsum_of(p + pos, window), "[%s] rollsum rotate at %zu", level, pos);
+        if (pos + window == n) break;
+        rk.rotate(p[pos], p[pos + window]);
+        rs.rotate(p[pos], p[pos + window]);
+    }
+    for (std::size_t pos = n - window, len = window; len > 0;) {
+        rk.rollout(p[pos]);
+        rs.rollout(p[pos]);
+        ++pos, --len;
+        FUZZ_CHECK(rk.digest() == d::rabinkarp_of(p + pos, len), "[%s] rabinkarp rollout to %zu bytes", level, len);
+        FUZZ_CHECK(rs.digest() == d::rollsum_of(p + pos, len), "[%s] rollsum rollout to %zu bytes", level, len);
+    }
+    d::rabinkarp rk_in;
+    d::rollsum rs_in;
+    for (std::size_t i = 0; i < window; ++i) rk_in.rollin(p[i]), rs_in.rollin(p[i]);
+    FUZZ_CHECK(rk_in.digest() == d::rabinkarp_of(p, window), "[%s] rabinkarp rollin", level);
+    FUZZ_CHECK(rs_in.digest() == d::rollsum_of(p, window), "[%s] rollsum rollin", level);
+}
+
+void check_strong(strong_kind kind, const std::uint8_t* p, std::size_t block_len, std::size_t count,
+                  const char* level) {
+    const std::size_t dlen = max_strong_len(kind);
+    exact_buffer many(count * d::digest_stride);
+    d::strong_sum_many(kind, p, block_len, count, many.data());
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint8_t* block = p ? p + i * block_len : nullptr;
+        std::uint8_t one[32], ref[32];
+        d::strong_sum(kind, block, block_len, one);
+        reference_digest(kind, block, block_len, ref);
+        const char* name = kind == strong_kind::md4 ? "md4" : "blake2b";
+        FUZZ_CHECK(std::memcmp(one, ref, dlen) == 0, "[%s] strong_sum %s of a %zu-byte block differs from the reference",
+                   level, name, block_len);
+        FUZZ_CHECK(std::memcmp(many.data() + i * d::digest_stride, ref, dlen) == 0,
+                   "[%s] strong_sum_many %s: digest %zu of %zu (%zu-byte blocks) differs", level, name, i, count,
+                   block_len);
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    d::reset_forced_isa();
+    std::fprintf(stderr, "kernels_differential: ISA levels scalar..%s (detected %s)\n", d::isa_name(d::active_isa()),
+                 d::isa_name(d::detected_isa()));
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    data_producer p(data, size);
+    const std::size_t offset = p.value<std::size_t>(0, 63);
+    // Lengths around the MD4 (64) and BLAKE2b (128) block sizes are the interesting ones.
+    static constexpr std::size_t special[] = {0, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 255, 256, 1024, 4096};
+    const std::size_t block_len = p.boolean() ? p.pick(special) : p.value<std::size_t>(0, 300);
+    const std::size_t want_count = p.value<std::size_t>(0, 40);
+    const std::size_t window = p.value<std::size_t>(0, 300);
+    const auto payload = p.rest();
+    const std::size_t count = block_len ? std::min(want_count, payload.size() / block_len) : want_count;
+    exact_buffer blocks(payload.first(block_len * count), offset);
+    exact_buffer all(payload, offset);
+
+    d::reset_forced_isa();
+    const int top = static_cast<int>(d::active_isa());
+    for (int level = 0; level <= top; ++level) {
+        d::force_isa(static_cast<d::isa>(level));
+        FUZZ_CHECK(static_cast<int>(d::active_isa()) == level, "force_isa(%d) gave level %d", level,
+                   static_cast<int>(d::active_isa()));
+        const char* name = d::isa_name(static_cast<d::isa>(level));
+        check_weak(all.data(), all.size(), window, name);
+        check_strong(strong_kind::md4, blocks.data(), block_len, count, name);
+        check_strong(strong_kind::blake2, blocks.data(), block_len, count, name);
+    }
+    d::reset_forced_isa();
+    return 0;
+}

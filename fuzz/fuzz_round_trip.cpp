@@ -1,0 +1,159 @@
+// fuzz_round_trip.cpp - basis and new file -> signature -> load -> delta -> patch.
+//
+// Input: basis || new-file payload || parameters (from the end: format, block
+// length, strong length, threads, thread count for the direct parallel scan, how
+// the new file is composed, large mode and its seed, basis length).
+// Checks:
+//   * signature, load and delta succeed; the signature has one record per block
+//     and loads back to the same records; the delta is canonical and describes the
+//     new file (delta_checker.hpp); the patch succeeds and has the new file's
+//     length, and equals the new file when the strong sums are full length (with
+//     truncated strong sums a false match is legitimate);
+//   * threads change nothing: signatures and deltas with 1, 2 and the chosen
+//     number of threads are byte-identical;
+//   * the parallel segment scan (core/parallel_scan.hpp) gives the sequential
+//     scan's commands even on tiny inputs, by calling it directly (the delta job
+//     uses it only past 2 MiB per call);
+//   * large mode (1 input in 256): a basis over 1 MiB and a new file over 2 MiB are
+//     synthesised from the input, so signature hashing and delta scanning really
+//     run on several cores through the public API.
+#include "delta_checker.hpp"
+
+#include "core/block_index.hpp"
+#include "core/command_writer.hpp"
+#include "core/output_queue.hpp"
+#include "core/parallel_scan.hpp"
+
+#include <rdelta/rdelta.hpp>
+
+namespace {
+
+using namespace rdelta;
+using namespace rdelta::fuzz;
+
+bytes drain_all(rdelta::detail::output_queue& q) {
+    bytes v(q.size());
+    buffers io{nullptr, 0, false, v.data(), v.size()};
+    q.drain(io);
+    return v;
+}
+
+// Commands of the whole new file scanned in one range, sequentially or with the
+// parallel segment scan: what one delta-job call over all of it produces.
+template <weak_kind Kind>
+bytes direct_scan(const signature& sig, std::span<const std::uint8_t> d, unsigned threads) {
+    rdelta::detail::output_queue out;
+    job_stats stats;
+    rdelta::detail::command_writer writer(out, stats);
+    const std::size_t bl = sig.params().block_len;
+    const strong_kind strong = sig.params().format().strong;
+    rdelta::detail::matcher<Kind> m(*sig.index(), bl, strong, writer, stats);
+    writer.magic(static_cast<std::uint32_t>(magic::delta));
+    if (threads > 1 && d.size() > bl)
+        rdelta::detail::scan_parallel(m, *sig.index(), bl, strong, d.data(), d.size(), threads, stats);
+    else
+        m.scan_full(d.data(), d.size());
+    m.scan_tail(d.data(), d.size());
+    m.flush();
+    writer.end();
+    return drain_all(out);
+}
+
+void check_parallel_scan(const signature& sig, std::span<const std::uint8_t> new_file, unsigned threads,
+                         std::span<const std::uint8_t> delta) {
+    if (sig.block_count() == 0) return;
+    const bool rs = sig.params().format().weak == weak_kind::rollsum;
+    const bytes seq = rs ? direct_scan<weak_kind::rollsum>(sig, new_file, 1)
+                         : direct_scan<weak_kind::rabinkarp>(sig, new_file, 1);
+    FUZZ_CHECK(same(seq, delta), "direct sequential scan differs from make_delta at %zu", first_difference(seq, delta));
+    const bytes par = rs ? direct_scan<weak_kind::rollsum>(sig, new_file, threads)
+                         : direct_scan<weak_kind::rabinkarp>(sig, new_file, threads);
+    FUZZ_CHECK(same(par, seq), "parallel scan with %u segments differs from sequential at byte %zu (%zu vs %zu bytes)",
+               threads, first_difference(par, seq), par.size(), seq.size());
+}
+
+bytes signature_of(std::span<const std::uint8_t> basis, const sig_params& prm, unsigned threads) {
+    auto sig = make_signature(basis, prm, job_options{threads});
+    FUZZ_CHECK(sig.ok(), "make_signature failed: %s", sig.ok() ? "" : describe(sig.err()).c_str());
+    return std::move(sig).value();
+}
+
+bytes delta_of(const signature& sig, std::span<const std::uint8_t> new_file, unsigned threads) {
+    auto delta = make_delta(sig, new_file, 0, job_options{threads});
+    FUZZ_CHECK(delta.ok(), "make_delta failed: %s", delta.ok() ? "" : describe(delta.err()).c_str());
+    return std::move(delta).value();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    data_producer p(data, size);
+    static constexpr magic formats[] = {magic::md4_sig, magic::blake2_sig, magic::rk_md4_sig, magic::rk_blake2_sig};
+    static constexpr std::uint32_t larger_blocks[] = {65, 128, 255, 256, 1000, 2048, 4096, 65536};
+    static constexpr std::uint32_t large_mode_blocks[] = {16, 64, 256, 700, 2048};
+    sig_params prm;
+    prm.magic = static_cast<std::uint32_t>(p.pick(formats));
+    const std::size_t full = max_strong_len(prm.format().strong);
+    prm.block_len = p.boolean() ? p.value<std::uint32_t>(1, 64) : p.pick(larger_blocks);
+    prm.strong_len = p.value<std::uint32_t>(1, static_cast<std::uint32_t>(full));
+    const unsigned threads = fuzz_threads(p.value<unsigned>(1, 3));
+    const unsigned scan_threads = p.value<unsigned>(2, 5);  // direct scan: not capped
+    const unsigned compose = p.value<unsigned>(0, 3);
+    const bool large = p.value<unsigned>(0, 255) == 0xa5;  // not 0: short inputs stay fast
+    xorshift rng{p.integral(0, UINT32_MAX) * 0x9e3779b97f4a7c15ull + 1};
+    const std::size_t basis_len = p.value<std::size_t>(0, 8192);
+    const auto basis_part = p.bytes(basis_len);
+    const auto payload = p.rest();
+
+    bytes basis_v(basis_part.begin(), basis_part.end()), new_v;
+    if (large) {
+        prm.block_len = large_mode_blocks[rng.below(5)];
+        basis_v = synth_basis(basis_part, (std::size_t{1} << 20) + rng.below(1 << 19), rng);
+        new_v = synth_new(basis_v, payload, prm.block_len, (std::size_t{2} << 20) + 4096 + rng.below(3 << 19), rng);
+    } else {
+        const std::size_t mid = basis_part.size() / 2;
+        if (compose == 1 || compose == 3) new_v.insert(new_v.end(), basis_part.begin() + mid, basis_part.end());
+        if (compose == 2) new_v.insert(new_v.end(), basis_part.begin(), basis_part.end());
+        new_v.insert(new_v.end(), payload.begin(), payload.end());
+        if (compose == 3) new_v.insert(new_v.end(), basis_part.begin(), basis_part.begin() + mid);
+        if (compose == 1) new_v.insert(new_v.end(), basis_part.begin(), basis_part.end());
+    }
+    exact_buffer basis(basis_v), new_file(new_v);
+
+    const bytes sig_bytes = signature_of(basis.span(), prm, threads);
+    if (threads != 1) {
+        const bytes sig1 = signature_of(basis.span(), prm, 1);
+        FUZZ_CHECK(same(sig1, sig_bytes), "signature with %u threads differs at %zu", threads,
+                   first_difference(sig1, sig_bytes));
+    }
+    const std::size_t blocks = (basis.size() + prm.block_len - 1) / prm.block_len;
+    FUZZ_CHECK(sig_bytes.size() == 12 + blocks * (4 + prm.strong_len), "signature of %zu bytes for %zu blocks",
+               sig_bytes.size(), blocks);
+
+    auto loaded = load_signature(sig_bytes);
+    FUZZ_CHECK(loaded.ok(), "our signature does not load: %s", loaded.ok() ? "" : describe(loaded.err()).c_str());
+    signature& sig = *loaded;
+    FUZZ_CHECK(sig.block_count() == blocks && sig.params().magic == prm.magic && sig.params().block_len == prm.block_len &&
+                   sig.params().strong_len == prm.strong_len,
+               "loaded signature differs from the one made");
+    if (auto built = sig.build_index(); !built) FUZZ_CHECK(false, "build_index: %s", describe(built.err()).c_str());
+
+    const bytes delta = delta_of(sig, new_file.span(), threads);
+    check_delta_against(sig, delta, new_file.span());
+    for (unsigned t : {1u, fuzz_threads(2)}) {
+        if (t == threads) continue;
+        const bytes other = delta_of(sig, new_file.span(), t);
+        FUZZ_CHECK(same(other, delta), "delta with %u threads differs from %u threads at %zu (%zu vs %zu bytes)", t,
+                   threads, first_difference(other, delta), other.size(), delta.size());
+    }
+    if (!large) check_parallel_scan(sig, new_file.span(), scan_threads, delta);
+
+    auto patched = apply_patch(basis.span(), delta);
+    FUZZ_CHECK(patched.ok(), "our delta does not apply: %s", patched.ok() ? "" : describe(patched.err()).c_str());
+    FUZZ_CHECK(patched->size() == new_file.size(), "patched %zu bytes, new file has %zu", patched->size(),
+               new_file.size());
+    if (prm.strong_len == full)
+        FUZZ_CHECK(same(*patched, new_file.span()), "round trip differs at %zu with full strong sums",
+                   first_difference(*patched, new_file.span()));
+    return 0;
+}

@@ -1,0 +1,71 @@
+#!/bin/sh
+# run_fuzzers.sh BUILD_DIR SECONDS [LIBFUZZER_FLAG...]
+#
+# Runs every libFuzzer target in BUILD_DIR/fuzz for SECONDS each, one after the
+# other, on a temporary copy of its corpus (fuzz/corpus/<target>/), and prints
+# the executions, coverage and outcome per target, then "N passed, M failed".
+# Exits 1 if any target crashed, hung, leaked or failed a check; then the crash
+# inputs are copied to ./fuzz-artifacts/ (or $FUZZ_ARTIFACTS) for -minimize_crash=1.
+# One fuzzer runs at a time, on one core. Extra arguments go to every fuzzer.
+#
+# Environment: FUZZ_TARGETS="a b" to run a subset; FUZZ_KEEP=1 keeps the work
+# directory (the grown corpora) and prints where it is.
+set -u
+
+if [ $# -lt 2 ]; then
+    echo "usage: $0 BUILD_DIR SECONDS [LIBFUZZER_FLAG...]" >&2
+    exit 2
+fi
+build_dir=$1
+seconds=$2
+shift 2
+
+here=$(cd "$(dirname "$0")" && pwd)
+targets=${FUZZ_TARGETS:-"signature_load patch_apply delta_signature round_trip kernels_differential streaming_chunks"}
+artifacts=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
+work=$(mktemp -d "${TMPDIR:-/tmp}/rdelta-fuzz.XXXXXX")
+[ "${FUZZ_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+
+# UBSan reports are failures; ASan's defaults already are.
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export UBSAN_OPTIONS
+
+passed=0
+failed=0
+for t in $targets; do
+    bin=$build_dir/fuzz/fuzz_$t
+    if [ ! -x "$bin" ]; then
+        echo "$t: FAILED (no executable $bin; configure with -Dfuzzing_engine=libfuzzer)"
+        failed=$((failed + 1))
+        continue
+    fi
+    case $t in
+        kernels_differential|round_trip|streaming_chunks) max_len=8192 ;;
+        *) max_len=4096 ;;
+    esac
+    mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
+    cp "$here/corpus/$t"/* "$work/$t/corpus/" 2>/dev/null
+    log=$work/$t/log
+    "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=$max_len \
+        -print_final_stats=1 -artifact_prefix="$work/$t/artifacts/$t-" "$@" "$work/$t/corpus" >"$log" 2>&1
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | sed -n 's/.*\(cov: [0-9]*\).*\(ft: [0-9]*\).*/\1 \2/p')
+    if [ $rc -eq 0 ]; then
+        echo "$t: passed, ${execs:-?} executions (${speed:-?}/s), ${cov:-cov ?}"
+        passed=$((passed + 1))
+    else
+        echo "$t: FAILED (exit $rc) after ${execs:-?} executions, ${cov:-cov ?}"
+        grep -E '^==[0-9]+==ERROR|FUZZ CHECK FAILED|runtime error|^SUMMARY' -A2 "$log" | head -n 30 | sed 's/^/    /'
+        if [ -n "$(ls "$work/$t/artifacts")" ]; then
+            mkdir -p "$artifacts"
+            cp "$work/$t/artifacts"/* "$artifacts/"
+            echo "    crash input(s) copied to $artifacts/: $(ls "$work/$t/artifacts" | tr '\n' ' ')"
+        fi
+        failed=$((failed + 1))
+    fi
+done
+[ "${FUZZ_KEEP:-0}" = 1 ] && echo "work directory kept: $work"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
