@@ -4,6 +4,7 @@
 #include <rdelta/delta.hpp>
 #include <rdelta/error.hpp>
 #include <rdelta/format.hpp>
+#include <rdelta/in_place.hpp>
 #include <rdelta/job.hpp>
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>

@@ -230,7 +230,35 @@ int delta_command(const request& req, const invocation& inv) {
     return exit_success;
 }
 
+// patch --in-place IMAGE [DELTA]: the delta is read whole and checked before the
+// image is touched; a delta that cannot be applied in place leaves it unchanged.
+int patch_in_place_command(const request& req, const invocation& inv) {
+    auto image = in_place_fd::open(file_arg(req, 0));
+    if (!image) return report(inv, image.err());
+    auto delta_in = input_file::open(file_arg(req, 1));
+    if (!delta_in) return report(inv, delta_in.err());
+    if (req.files.size() > 2) return report_usage(inv, "Too many arguments (--in-place takes BASIS [DELTA]).");
+    if (int rc = check_sizes(req, inv)) return rc;
+    auto delta = read_whole(*delta_in);
+    if (!delta) return report(inv, delta.err());
+    stats_printer stats(req, inv);
+    stats.start();
+    patch_options options;
+    options.delta_name = delta_in->name();
+    options.require_checksum = req.verify;
+    if (req.max_output > 0) options.max_output = static_cast<std::uint64_t>(req.max_output);
+    auto done = patch_in_place(*delta, *image, options);
+    if (!done) return report(inv, done.err());
+    stats.job_done(*done);
+    if (req.verify)
+        std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
+                     inv.prog.c_str(), file_arg(req, 0).c_str(), done->out_bytes);
+    stats.summary(done->in_bytes);
+    return exit_success;
+}
+
 int patch_command(const request& req, const invocation& inv) {
+    if (req.in_place) return patch_in_place_command(req, inv);
     auto basis_in = input_file::open(file_arg(req, 0));
     if (!basis_in) return report(inv, basis_in.err());
     basis_in->set_nocache(req.nocache);

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <rdelta/error.hpp>
+#include <rdelta/in_place.hpp>
 #include <rdelta/patch.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rdelta::cli {
 
@@ -96,6 +98,27 @@ private:
     std::uint64_t dropped_to_ = 0;   // --nocache: pages before this were dropped
     bool sparse_ = false, nocache_ = false;
 };
+
+/// A file opened for reading and writing, patched in place.
+class in_place_fd final : public in_place_file {
+public:
+    static result<in_place_fd> open(const std::string& path);
+    in_place_fd(in_place_fd&& other) noexcept;
+    ~in_place_fd() override;
+    std::uint64_t size() const override { return size_; }
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
+    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) override;
+    result<void> resize(std::uint64_t size) override;
+
+private:
+    in_place_fd(int fd, std::string name, std::uint64_t size) : fd_(fd), name_(std::move(name)), size_(size) {}
+    int fd_ = -1;
+    std::string name_;
+    std::uint64_t size_ = 0;
+};
+
+/// The whole content of a file (or standard input), for deltas applied in place.
+result<std::vector<std::uint8_t>> read_whole(input_file& in);
 
 /// Remove pending temporary files when SIGINT, SIGTERM, SIGHUP or SIGPIPE arrives.
 void install_cleanup_handlers();

@@ -42,6 +42,7 @@ struct request {
     bool sparse = true;                ///< --no-sparse turns it off: patch writes zero runs as holes
     bool checksum = false;             ///< --checksum: delta appends the whole-file checksum trailer
     bool verify = false;               ///< --verify: patch requires and reports the trailer
+    bool in_place = false;             ///< --in-place: patch updates the basis file itself
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".

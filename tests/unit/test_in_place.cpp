@@ -1,0 +1,140 @@
+// test_in_place.cpp - in-place patching: results equal an ordinary patch, unsafe
+// deltas are refused before anything is written, same-offset copies write nothing.
+#include "test_helpers.hpp"
+
+#include <rdelta/delta.hpp>
+#include <rdelta/in_place.hpp>
+#include <rdelta/signature.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+
+using namespace rdelta;
+
+namespace {
+
+class memory_file final : public in_place_file {
+public:
+    explicit memory_file(test::bytes content) : bytes_(std::move(content)) {}
+    std::uint64_t size() const override { return bytes_.size(); }
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
+        if (pos >= bytes_.size()) return std::size_t{0};
+        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
+        std::memcpy(out.data(), bytes_.data() + pos, n);
+        return n;
+    }
+    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
+        if (pos + b.size() > bytes_.size()) bytes_.resize(pos + b.size());
+        std::memcpy(bytes_.data() + pos, b.data(), b.size());
+        written_ += b.size();
+        return {};
+    }
+    result<void> resize(std::uint64_t size) override {
+        bytes_.resize(size);
+        return {};
+    }
+    test::bytes bytes_;
+    std::size_t written_ = 0;
+};
+
+test::bytes delta_of(const test::bytes& basis, const test::bytes& next, std::uint32_t block, bool checksum = false) {
+    auto sig_bytes = make_signature(basis, {0x72730147, block, 32});
+    REQUIRE(sig_bytes.ok());
+    auto sig = load_signature(*sig_bytes);
+    REQUIRE(sig.ok());
+    REQUIRE(sig->build_index().ok());
+    auto d = make_delta(*sig, next, 0, job_options{1, checksum});
+    REQUIRE(d.ok());
+    return *d;
+}
+
+}  // namespace
+
+TEST_CASE("in place: overwrites, deletions, appends and truncation give the new file") {
+    const auto basis = test::random_bytes(100000, 51);
+    std::vector<test::bytes> news;
+    auto overwrite = basis;
+    std::fill(overwrite.begin() + 5000, overwrite.begin() + 9000, 7);
+    news.push_back(overwrite);
+    auto deleted = basis;
+    deleted.erase(deleted.begin() + 1000, deleted.begin() + 1777);  // copies move backwards: safe
+    news.push_back(deleted);
+    auto appended = basis;
+    appended.insert(appended.end(), 5000, 9);
+    news.push_back(appended);
+    news.push_back(test::bytes(basis.begin(), basis.begin() + 40000));
+    for (const auto& next : news) {
+        for (bool checksum : {false, true}) {
+            memory_file file(basis);
+            auto done = patch_in_place(delta_of(basis, next, 512, checksum), file);
+            REQUIRE(done.ok());
+            CHECK(file.bytes_ == next);
+            CHECK(done->checksum_verified == checksum);
+        }
+    }
+}
+
+TEST_CASE("in place: unchanged blocks are not rewritten") {
+    const auto basis = test::random_bytes(1 << 20, 52);
+    auto next = basis;
+    next[300000] ^= 1;
+    memory_file file(basis);
+    REQUIRE(patch_in_place(delta_of(basis, next, 4096), file).ok());
+    CHECK(file.bytes_ == next);
+    CHECK(file.written_ <= 2 * 4096);
+}
+
+TEST_CASE("in place: a delta that reads overwritten data is refused and nothing is written") {
+    const auto basis = test::random_bytes(8192, 53);
+    // Swapped halves: the second COPY reads what the first one overwrote.
+    test::bytes swapped(basis.begin() + 4096, basis.end());
+    swapped.insert(swapped.end(), basis.begin(), basis.begin() + 4096);
+    // Bytes inserted at the front: every copy moves forward over its own source.
+    test::bytes shifted = basis;
+    shifted.insert(shifted.begin(), {1, 2, 3});
+    for (const auto* next : {&swapped, &shifted}) {
+        memory_file file(basis);
+        auto done = patch_in_place(delta_of(basis, *next, 1024), file);
+        REQUIRE(!done.ok());
+        CHECK(done.err().code == errc::param_error);
+        CHECK(done.err().message.find("cannot be applied in place") != std::string::npos);
+        CHECK(file.bytes_ == basis);
+        CHECK(file.written_ == 0);
+    }
+}
+
+TEST_CASE("in place: a wrong basis fails the checksum before writing") {
+    const auto basis = test::random_bytes(50000, 54);
+    auto next = basis;
+    next[10] ^= 1;
+    auto d = delta_of(basis, next, 1024, true);
+    auto other = basis;
+    other[40000] ^= 1;
+    memory_file file(other);
+    auto done = patch_in_place(d, file);
+    REQUIRE(!done.ok());
+    CHECK(done.err().code == errc::corrupt);
+    CHECK(file.written_ == 0);
+}
+
+TEST_CASE("in place: malformed deltas give the patch error codes, untouched file") {
+    const auto basis = test::random_bytes(100, 55);
+    const struct {
+        const char* hex;
+        errc code;
+    } cases[] = {{"72730237 00", errc::bad_magic},
+                 {"72730236 45 00", errc::input_ended},
+                 {"72730236 55", errc::corrupt},
+                 {"72730236 03 4142", errc::input_ended},
+                 {"72730236 45 60 10 00", errc::input_ended}};
+    for (const auto& c : cases) {
+        CAPTURE(c.hex);
+        memory_file file(basis);
+        auto done = patch_in_place(test::from_hex(c.hex), file);
+        REQUIRE(!done.ok());
+        CHECK(done.err().code == c.code);
+        CHECK(file.written_ == 0);
+    }
+}
