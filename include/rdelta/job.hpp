@@ -33,6 +33,9 @@ enum class job_status { done, blocked };
 struct job_options {
     unsigned threads = 1;   ///< cores a job may use; 0 = all
     bool checksum = false;  ///< delta: append the whole-file checksum trailer after END
+    /// delta: match only blocks at or after the window's own offset (as rsync's
+    /// --inplace), so the delta can be applied in place; still a valid librsync delta.
+    bool in_place_safe = false;
 };
 
 /// Counters of a job, as librsync's rs_stats_t.

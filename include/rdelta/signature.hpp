@@ -45,7 +45,8 @@ public:
     void reserve(std::size_t n);
 
     /// Build the lookup index delta generation needs (rs_build_hash_table).
-    result<void> build_index();
+    /// `keep_duplicates`: needed for the best in-place-safe deltas (job_options).
+    result<void> build_index(bool keep_duplicates = false);
     /// The lookup index, or nullptr before build_index().
     const block_index* index() const noexcept { return index_.get(); }
 

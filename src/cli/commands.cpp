@@ -208,13 +208,13 @@ int delta_command(const request& req, const invocation& inv) {
                                    sig_in->regular_size() > 0 ? static_cast<std::uint64_t>(sig_in->regular_size()) : 0);
     if (auto loaded = drive(*loader, *sig_in, nullptr, default_chunk); !loaded) return report(inv, loaded.err());
     stats.job_done(loader->stats());
-    if (auto indexed = sig.build_index(); !indexed) return report(inv, indexed.err());
+    if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
     auto out = output_file::create(out_path);
     if (!out) return report(inv, out.err());
     out->set_nocache(req.nocache);
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
-    auto j = make_delta_job(sig, job_options{static_cast<unsigned>(req.threads), req.checksum});
+    auto j = make_delta_job(sig, job_options{static_cast<unsigned>(req.threads), req.checksum, req.in_place_safe});
     // Only a delta against an empty signature depends on the input chunking:
     // rdiff reads the new file in chunks of the block length, or -I.
     const std::size_t chunk = sig.block_count() > 0 ? std::clamp<std::size_t>(std::size_t{64} * sig.params().block_len, default_chunk, max_chunk)

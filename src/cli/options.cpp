@@ -74,7 +74,8 @@ option_table::option_table() {
         ("no-sparse", "patch: write zero runs as data, not as holes")
         ("checksum", "delta: append the new file's length and XXH3-128 after END")
         ("verify", "patch: require the checksum trailer, check it and report")
-        ("in-place", "patch BASIS [DELTA]: update BASIS itself, writing only what changes");
+        ("in-place", "patch BASIS [DELTA]: update BASIS itself, writing only what changes")
+        ("in-place-safe", "delta: only copies that patch --in-place can apply (no data moved back)");
     // Accepted but not listed, as in rdiff.
     hidden.add_options()
         (",h", "Show this help message")
@@ -297,6 +298,8 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.verify = true;
     } else if (key == "in-place") {
         req_.in_place = true;
+    } else if (key == "in-place-safe") {
+        req_.in_place_safe = true;
     } else {
         std::string value = o.value.empty() ? std::string() : o.value.front();
         // popt skips one '=' right after a short option: `-b=5`, `-H=md4`.

@@ -43,6 +43,7 @@ struct request {
     bool checksum = false;             ///< --checksum: delta appends the whole-file checksum trailer
     bool verify = false;               ///< --verify: patch requires and reports the trailer
     bool in_place = false;             ///< --in-place: patch updates the basis file itself
+    bool in_place_safe = false;        ///< --in-place-safe: delta that patch --in-place can apply
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".

@@ -10,7 +10,7 @@
 
 namespace rdelta {
 
-result<block_index> block_index::build(const signature& sig) {
+result<block_index> block_index::build(const signature& sig, bool keep_duplicates) {
     const std::size_t n = sig.block_count();
     if (n >= std::numeric_limits<std::uint32_t>::max())
         return fail(errc::mem_error, "signature has too many blocks to index");
@@ -43,10 +43,12 @@ result<block_index> block_index::build(const signature& sig) {
         return c != 0 ? c < 0 : a < b;
     });
     // Of blocks with equal key and strong sum only the first (lowest) can match.
-    const auto last = std::unique(idx.blocks_.begin(), idx.blocks_.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return key_of(a) == key_of(b) && strong_cmp(a, b) == 0;
-    });
-    idx.blocks_.erase(last, idx.blocks_.end());
+    if (!keep_duplicates) {
+        const auto last = std::unique(idx.blocks_.begin(), idx.blocks_.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return key_of(a) == key_of(b) && strong_cmp(a, b) == 0;
+        });
+        idx.blocks_.erase(last, idx.blocks_.end());
+    }
     idx.blocks_.shrink_to_fit();
 
     idx.dir_.assign((std::size_t{1} << bits) + 1, 0);

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -27,7 +28,9 @@ class signature;
 class block_index {
 public:
     /// Index the blocks of `sig`; `sig` must not change while the index is used.
-    static result<block_index> build(const signature& sig);
+    /// With `keep_duplicates`, blocks equal to an earlier one stay findable (for
+    /// in-place-safe deltas, which may not use an earlier block).
+    static result<block_index> build(const signature& sig, bool keep_duplicates = false);
 
     /// Prefilter: false means no block has this key. A bitmap of a few bits per
     /// block that stays in L1/L2, so the per-byte miss path touches nothing else.
@@ -36,10 +39,12 @@ public:
         return (filter_[bit >> 6] >> (bit & 63)) & 1;
     }
 
-    /// The block matching `key` and the strong sum, or -1. `strong()` returns the
-    /// window's full digest and is called at most once, only if the key is present.
+    /// The first block, at or after `min_block`, matching `key` and the strong sum,
+    /// or -1. `strong()` returns the window's full digest and is called at most once,
+    /// only if the key is present. Without kept duplicates each (key, strong sum)
+    /// has one block, the first in the signature.
     template <class StrongFn>
-    std::int64_t find(std::uint32_t key, StrongFn&& strong) const {
+    std::int64_t find(std::uint32_t key, StrongFn&& strong, std::uint64_t min_block = 0) const {
         const std::uint32_t b = bucket_of(key);
         std::uint32_t lo = dir_[b], hi = dir_[b + 1];
         if (lo == hi) return -1;
@@ -47,15 +52,14 @@ public:
         if (lo == hi || key_at(lo) != key) return -1;
         hi = upper_key(lo, hi, key);
         const std::uint8_t* digest = strong();
-        while (hi - lo > 4) {  // strong sums within one key are sorted and unique
-            const std::uint32_t mid = lo + (hi - lo) / 2;
-            const int c = std::memcmp(strong_of(mid), digest, strong_len_);
-            if (c == 0) return blocks_[mid];
-            (c < 0 ? lo : hi) = c < 0 ? mid + 1 : mid;
-        }
-        for (; lo < hi; ++lo)
-            if (std::memcmp(strong_of(lo), digest, strong_len_) == 0) return blocks_[lo];
-        return -1;
+        // Entries of one key are sorted by strong sum, then block number.
+        const std::uint32_t first = lower_strong(lo, hi, digest);
+        if (first == hi || std::memcmp(strong_of(first), digest, strong_len_) != 0) return -1;
+        if (blocks_[first] >= min_block) return blocks_[first];
+        const std::uint32_t last = upper_strong(first, hi, digest);
+        const auto it = std::lower_bound(blocks_.begin() + first, blocks_.begin() + last, min_block,
+                                         [](std::uint32_t blk, std::uint64_t m) { return blk < m; });
+        return it == blocks_.begin() + last ? -1 : static_cast<std::int64_t>(*it);
     }
 
     std::size_t memory_bytes() const noexcept {
@@ -68,6 +72,22 @@ private:
     }
     const std::uint8_t* strong_of(std::uint32_t pos) const noexcept {
         return strong_ + std::size_t{blocks_[pos]} * strong_len_;
+    }
+    std::uint32_t lower_strong(std::uint32_t lo, std::uint32_t hi, const std::uint8_t* digest) const noexcept {
+        while (lo < hi) {
+            const std::uint32_t mid = lo + (hi - lo) / 2;
+            (std::memcmp(strong_of(mid), digest, strong_len_) < 0 ? lo : hi) =
+                std::memcmp(strong_of(mid), digest, strong_len_) < 0 ? mid + 1 : mid;
+        }
+        return lo;
+    }
+    std::uint32_t upper_strong(std::uint32_t lo, std::uint32_t hi, const std::uint8_t* digest) const noexcept {
+        while (lo < hi) {
+            const std::uint32_t mid = lo + (hi - lo) / 2;
+            (std::memcmp(strong_of(mid), digest, strong_len_) <= 0 ? lo : hi) =
+                std::memcmp(strong_of(mid), digest, strong_len_) <= 0 ? mid + 1 : mid;
+        }
+        return lo;
     }
     std::uint32_t key_at(std::uint32_t pos) const noexcept { return detail::weak_key(weak_kind_, weak_[blocks_[pos]]); }
     std::uint32_t lower_key(std::uint32_t lo, std::uint32_t hi, std::uint32_t key) const noexcept {

@@ -61,7 +61,7 @@ public:
           threads_(options.threads ? options.threads : detail::default_threads()),
           checksum_(options.checksum),
           writer_(out_, stats_),
-          matcher_(index_, block_len_, strong_, writer_, stats_) {
+          matcher_(index_, block_len_, strong_, writer_, stats_, options.in_place_safe) {
         stats_.op = "delta";
         writer_.magic(static_cast<std::uint32_t>(magic::delta));
     }

@@ -22,8 +22,12 @@ template <weak_kind Kind>
 class matcher {
 public:
     matcher(const block_index& index, std::size_t block_len, strong_kind strong, command_writer& writer,
-            job_stats& stats)
-        : search_(index, block_len, strong, stats), block_len_(block_len), writer_(writer) {}
+            job_stats& stats, bool in_place_safe = false)
+        : search_(index, block_len, strong, stats, in_place_safe), block_len_(block_len), writer_(writer) {}
+
+    /// Offset in the new file of position 0; whether matches must not move data backwards.
+    std::uint64_t base() const noexcept { return search_.base(); }
+    bool in_place_safe() const noexcept { return search_.in_place_safe(); }
 
     /// Current window position.
     std::size_t position() const noexcept { return start_ + scan_; }
@@ -56,7 +60,7 @@ public:
             const std::size_t pos = position();
             if (weak.count == 0) weak.init(d + pos, std::min(block_len_, end - pos));
             const std::size_t len = weak.count;
-            const std::int64_t block = search_.lookup_current(d + pos, len);
+            const std::int64_t block = search_.lookup_current(d + pos, len, pos);
             if (block >= 0) {
                 append_match(static_cast<std::uint64_t>(block) * block_len_, len);
                 search_.reset_weak();
@@ -96,6 +100,7 @@ public:
     /// The caller's byte range moved: offset `delta` is now offset 0.
     void rebase(std::size_t delta) noexcept {
         start_ -= delta;
+        search_.move_base(delta);
         search_.forget_data();  // the range's bytes will change
     }
 

@@ -37,7 +37,7 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
     parallel_for(segments, threads, [&](std::size_t k) {
         if (k == 0) return real.scan_until(d, boundary(1), end);
         probe& pr = probes[k];
-        window_search<Kind> search(index, block_len, strong, pr.stats);
+        window_search<Kind> search(index, block_len, strong, pr.stats, real.in_place_safe(), real.base());
         std::size_t pos = boundary(k);
         const std::size_t limit = boundary(k + 1);
         while (pos < limit) {

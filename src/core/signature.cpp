@@ -29,8 +29,8 @@ void signature::reserve(std::size_t n) {
     strong_.reserve(n * params_.strong_len);
 }
 
-result<void> signature::build_index() {
-    auto built = block_index::build(*this);
+result<void> signature::build_index(bool keep_duplicates) {
+    auto built = block_index::build(*this, keep_duplicates);
     if (!built) return std::move(built).err();
     index_ = std::make_unique<block_index>(std::move(built).value());
     return {};

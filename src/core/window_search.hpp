@@ -30,8 +30,15 @@ class window_search {
     using weak_state = std::conditional_t<Kind == weak_kind::rollsum, rollsum, rabinkarp>;
 
 public:
-    window_search(const block_index& index, std::size_t block_len, strong_kind strong, job_stats& stats)
-        : index_(index), block_len_(block_len), strong_(strong), stats_(stats) {}
+    window_search(const block_index& index, std::size_t block_len, strong_kind strong, job_stats& stats,
+                  bool in_place_safe = false, std::uint64_t base = 0)
+        : index_(index), block_len_(block_len), strong_(strong), stats_(stats), in_place_safe_(in_place_safe),
+          base_(base) {}
+
+    /// Offset in the new file of position 0 of the data passed in.
+    std::uint64_t base() const noexcept { return base_; }
+    void move_base(std::uint64_t delta) noexcept { base_ += delta; }
+    bool in_place_safe() const noexcept { return in_place_safe_; }
 
     /// First window at or after `pos` and before `limit` whose block-long window
     /// matches; windows need a block of data plus one byte: limit + block_len < end,
@@ -46,7 +53,7 @@ public:
             // Whole-block windows that exist in the data can be hashed ahead (even
             // past `limit`: the next call over the same data uses them).
             const std::size_t ahead = std::min<std::size_t>(batch_windows, (end - p) / bl);
-            const std::int64_t block = lookup(d + p, bl, ahead);
+            const std::int64_t block = lookup(d + p, bl, ahead, p);
             if (block >= 0) {
                 weak_.count = 0;
                 predicted_ = d + p + bl;
@@ -58,7 +65,9 @@ public:
     }
 
     /// Look up the window d[0, len) whose weak sum is current (used at the tail).
-    std::int64_t lookup_current(const std::uint8_t* window, std::size_t len) { return lookup(window, len, 1); }
+    std::int64_t lookup_current(const std::uint8_t* window, std::size_t len, std::size_t pos) {
+        return lookup(window, len, 1, pos);
+    }
 
     /// The bytes at previously seen addresses may have changed (a new call).
     void forget_data() noexcept { cached_ = 0, predicted_ = nullptr; }
@@ -84,14 +93,16 @@ private:
     // `ahead`: windows of a whole block at window, window + block_len, ... that
     // exist; right after a match they are hashed together (multi-buffer SIMD),
     // since in a mostly unchanged file the next blocks match too.
-    std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead) {
+    std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead, std::size_t pos) {
         ++stats_.searches;
         const std::uint32_t key = weak_key<Kind>(weak_.digest());
         bool key_found = false;
+        // In-place-safe: only blocks starting at or after this window's offset.
+        const std::uint64_t min_block = in_place_safe_ ? (base_ + pos + block_len_ - 1) / block_len_ : 0;
         const std::int64_t block = index_.find(key, [&] {
             key_found = true;
             return strong_of(window, len, ahead);
-        });
+        }, min_block);
         stats_.weak_hits += key_found;
         stats_.matches += block >= 0;
         return block;
@@ -119,6 +130,8 @@ private:
     const std::size_t block_len_;
     const strong_kind strong_;
     job_stats& stats_;
+    const bool in_place_safe_;
+    std::uint64_t base_;
     weak_state weak_;
     std::uint8_t digest_[digest_stride];
     const std::uint8_t* predicted_ = nullptr;    // the window right after the last match

@@ -4,6 +4,7 @@
 
 #include <rdelta/delta.hpp>
 #include <rdelta/in_place.hpp>
+#include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 
 #include <doctest/doctest.h>
@@ -136,5 +137,40 @@ TEST_CASE("in place: malformed deltas give the patch error codes, untouched file
         REQUIRE(!done.ok());
         CHECK(done.err().code == c.code);
         CHECK(file.written_ == 0);
+    }
+}
+
+TEST_CASE("in-place-safe deltas always apply in place, whatever the edits and threads") {
+    const auto unit = test::random_bytes(3000, 56, 8);
+    test::bytes basis;
+    while (basis.size() < (3u << 20)) basis.insert(basis.end(), unit.begin(), unit.end());
+    auto next = basis;
+    next.insert(next.begin() + 10, {1, 2, 3, 4, 5});                        // shifts data forward
+    next.erase(next.begin() + 2000000, next.begin() + 2000100);             // and back
+    std::fill(next.begin() + 1000000, next.begin() + 1004096, std::uint8_t{0});
+    test::bytes swapped(basis.begin() + 1500000, basis.end());              // moved blocks
+    swapped.insert(swapped.end(), basis.begin(), basis.begin() + 1500000);
+    for (const auto* target : {&next, &swapped}) {
+        auto sig_bytes = make_signature(basis, {0x72730147, 1024, 8});
+        REQUIRE(sig_bytes.ok());
+        auto sig = load_signature(*sig_bytes);
+        REQUIRE(sig.ok());
+        REQUIRE(sig->build_index(true).ok());
+        job_options options{1};
+        options.in_place_safe = true;
+        auto one = make_delta(*sig, *target, 0, options);
+        REQUIRE(one.ok());
+        options.threads = 2;
+        auto two = make_delta(*sig, *target, 0, options);
+        REQUIRE(two.ok());
+        CHECK(*one == *two);
+        memory_file file(basis);
+        auto done = patch_in_place(*one, file);
+        REQUIRE(done.ok());
+        CHECK(file.bytes_ == *target);
+        // And it is an ordinary delta too.
+        auto rebuilt = apply_patch(basis, *one);
+        REQUIRE(rebuilt.ok());
+        CHECK(*rebuilt == *target);
     }
 }

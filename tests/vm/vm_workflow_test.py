@@ -100,6 +100,18 @@ def main():
               f"patch {t_patch:.2f} s; du new {disk_usage('new.img') >> 20} MiB, "
               f"patched {disk_usage('out.img') >> 20} MiB; delta {os.path.getsize('new.delta')} bytes")
 
+        # In place: a delta made --in-place-safe updates the image itself, writing
+        # only what changed; an ordinary delta of the same files is refused untouched
+        # when it would read overwritten data (here it can: only overwrites happened).
+        r, t_safe = run([rdelta, "--in-place-safe", "--checksum", "delta", "old.sig", "new.img", "safe.delta"])
+        check(r.returncode == 0, f"delta --in-place-safe failed: {r.stderr!r}")
+        subprocess.run(["cp", "--sparse=always", "old.img", "inplace.img"], check=True)
+        r, t_inplace = run([rdelta, "--in-place", "--verify", "patch", "inplace.img", "safe.delta"])
+        check(r.returncode == 0 and b"verified" in r.stderr, f"patch --in-place failed: {r.stderr!r}")
+        check(same_sparse("inplace.img", "new.img", regions), "in-place result differs from the new image")
+        print(f"in place: delta --in-place-safe {t_safe:.2f} s, patch --in-place {t_inplace:.2f} s")
+        os.remove("inplace.img")
+
         # --no-sparse writes the zeros.
         small = 64 << 20
         make_sparse("small.img", small, [(0, 1 << 20)], rng)
@@ -126,6 +138,22 @@ def main():
             r, _ = run([args.rdiff, "patch", "dense.img", "ck.delta", "by-rdiff.img"])
             check(r.returncode == 0 and filecmp.cmp("by-rdiff.img", "small.img", shallow=False),
                   f"rdiff could not apply a --checksum delta: {r.stderr!r}")
+            # An --in-place-safe delta is an ordinary delta for rdiff.
+            with open("small.img", "r+b") as f:
+                f.seek(0)
+                f.write(b"front")
+            subprocess.run([rdelta, "--in-place-safe", "delta", "small.sig", "small.img", "safe-small.delta"], check=True)
+            r, _ = run([args.rdiff, "patch", "dense.img", "safe-small.delta", "by-rdiff2.img"])
+            check(r.returncode == 0 and filecmp.cmp("by-rdiff2.img", "small.img", shallow=False),
+                  f"rdiff could not apply an --in-place-safe delta: {r.stderr!r}")
+            # Inserted bytes make an ordinary delta unsafe in place: refused, file untouched.
+            with open("shifted.img", "wb") as f:
+                f.write(b"ins" + open("dense.img", "rb").read())
+            subprocess.run([rdelta, "delta", "small.sig", "shifted.img", "shift.delta"], check=True)
+            shutil.copyfile("dense.img", "victim.img")
+            r, _ = run([rdelta, "--in-place", "patch", "victim.img", "shift.delta"])
+            check(r.returncode == 108 and filecmp.cmp("victim.img", "dense.img", shallow=False),
+                  f"unsafe in-place patch: exit {r.returncode}")
             # And on a sparse input rdelta's signature equals rdiff's.
             make_sparse("mid.img", 256 << 20, [(0, 1 << 20), (100 << 20, 3 << 20), ((256 << 20) - 5000, 5000)], rng)
             subprocess.run([rdelta, "signature", "mid.img", "mid.rdelta.sig"], check=True)
