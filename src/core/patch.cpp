@@ -181,7 +181,11 @@ private:
 
     // True when the literal is complete, false when input or output ran out.
     result<bool> copy_literal(buffers& io) {
-        if (at_limit() && remaining_ > 0) return limit_error();
+        // At the limit only a byte that really exists is an overrun (else: truncated).
+        if (at_limit() && remaining_ > 0) {
+            if (io.avail_in > 0) return limit_error();
+            return false;
+        }
         const std::size_t n = std::min(output_room(io, remaining_), io.avail_in);
         if (n) std::memcpy(io.next_out, io.next_in, n);
         io.next_out += n, io.avail_out -= n;
@@ -189,14 +193,21 @@ private:
         remaining_ -= n;
         stats_.out_bytes += static_cast<std::int64_t>(n);
         if (remaining_ == 0) state_ = state::command;
-        else if (at_limit()) return limit_error();
+        else if (at_limit() && io.avail_in > 0) return limit_error();
         return remaining_ == 0;
     }
 
     // true when the COPY is complete, false when output space ran out.
     result<bool> copy_from_basis(buffers& io) {
         while (remaining_ > 0) {
-            if (at_limit()) return limit_error();
+            if (at_limit()) {
+                // An overrun only if the basis has the byte; past its end it is 103.
+                std::uint8_t probe;
+                auto got = basis_.read(copy_pos_, {&probe, 1});
+                if (!got) return got.err();
+                if (*got == 0) return past_end();
+                return limit_error();
+            }
             const std::size_t room = output_room(io, remaining_);
             if (room == 0) return false;
             auto got = basis_.read(copy_pos_, {io.next_out, room});
