@@ -2,7 +2,7 @@
 # The main job on a generated example: signature -> delta -> patch -> cmp,
 # printing sizes and times. Usage: tests/example.sh [path/to/rdelta]
 set -euo pipefail
-rdelta=${1:-build/src/cli/rdelta}
+rdelta=$(realpath "${1:-build/src/cli/rdelta}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
