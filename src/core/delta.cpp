@@ -104,7 +104,8 @@ private:
         }
         // Enough work per core to amortise the stitching at segment boundaries.
         const std::size_t min_segment = std::max<std::size_t>(std::size_t{1} << 20, 16 * block_len_);
-        if (threads_ > 1 && n > block_len_ && n - block_len_ - matcher_.position() >= threads_ * min_segment)
+        const std::size_t pos = matcher_.position();  // may already be past n - block_len
+        if (threads_ > 1 && pos + block_len_ < n && n - block_len_ - pos >= threads_ * min_segment)
             detail::scan_parallel(matcher_, index_, block_len_, strong_, in, n, threads_, stats_);
         else
             matcher_.scan_full(in, n);

@@ -19,11 +19,15 @@
 
 namespace rdelta::detail {
 
+// Below this many windows per call there is nothing to share.
+constexpr std::size_t segments_floor(unsigned threads) { return std::size_t{threads} * 2; }
+
 template <weak_kind Kind>
 void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t block_len, strong_kind strong,
                    const std::uint8_t* d, std::size_t end, unsigned threads, job_stats& stats) {
     const std::size_t stop = end - block_len;  // caller ensures end > block_len
     const std::size_t from = real.position();
+    if (from >= stop || stop - from < segments_floor(threads)) return real.scan_until(d, stop, end);
     const std::size_t segments = threads;
     const std::size_t seg_len = (stop - from) / segments;
     auto boundary = [&](std::size_t k) { return k >= segments ? stop : from + k * seg_len; };

@@ -123,8 +123,7 @@ private:
         constexpr std::size_t slice_bytes = std::size_t{1} << 20;
         const std::size_t per_slice = std::max<std::size_t>(1, slice_bytes / len);
         const std::size_t slices = (count + per_slice - 1) / per_slice;
-        if (digests_.size() < slices * per_slice * detail::digest_stride)
-            digests_.resize(slices * per_slice * detail::digest_stride);
+        if (digests_.size() < count * detail::digest_stride) digests_.resize(count * detail::digest_stride);
         detail::parallel_for(slices, threads_, [&](std::size_t s) {
             const std::size_t first = s * per_slice, n = std::min(per_slice, count - first);
             std::uint8_t* digests = digests_.data() + first * detail::digest_stride;
