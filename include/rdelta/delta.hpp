@@ -6,6 +6,7 @@
 #include <rdelta/job.hpp>
 #include <rdelta/signature.hpp>
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -20,6 +21,20 @@ namespace rdelta {
 /// With `options.checksum`, 28 bytes follow END: "rdck", the new file's length
 /// (u64 big-endian) and its XXH3-128 (canonical form); rdiff ignores them.
 std::unique_ptr<job> make_delta_job(const signature& sig, job_options options = {});
+
+/// Receives delta bytes in order.
+using delta_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
+/// Told how many bytes of the new file have been encoded so far.
+using delta_progress = std::function<void(std::uint64_t)>;
+
+/// Delta of a random-access new file of `size` bytes (a regular file, a block
+/// device, memory). Ranges that `new_file.is_hole()` reports are not read: a run
+/// of zeros is encoded from the sums of one zero block, in time proportional to
+/// the blocks it spans. Same bytes as make_delta_job() over the whole file; with
+/// an empty signature the file is read in chunks of the block length, as rdiff.
+result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
+                                  job_options options, const delta_sink& sink,
+                                  const delta_progress& progress = {});
 
 /// Delta of a whole new file held in memory (slack deltas use `slack_chunk` bytes).
 result<std::vector<std::uint8_t>> make_delta(const signature& sig,

@@ -20,18 +20,23 @@ public:
     void magic(std::uint32_t value) { put_be(out_.reserve(4), value, 4); }
     void end() { *out_.reserve(1) = op_end; }
 
-    void literal(const std::uint8_t* data, std::uint64_t len) {
-        const int w = len <= 0x40 ? 0 : int_width(len);
-        std::uint8_t* o = out_.reserve(1 + w + len);
+    void literal(const std::uint8_t* data, std::uint64_t len) { literal(data, len, 0); }
+
+    /// One LITERAL of `len` bytes from `data` followed by `zeros` zero bytes.
+    void literal(const std::uint8_t* data, std::uint64_t len, std::uint64_t zeros) {
+        const std::uint64_t total = len + zeros;
+        const int w = total <= 0x40 ? 0 : int_width(total);
+        std::uint8_t* o = out_.reserve(1 + w + total);
         if (w == 0) {
-            o[0] = static_cast<std::uint8_t>(len);
+            o[0] = static_cast<std::uint8_t>(total);
         } else {
             o[0] = static_cast<std::uint8_t>(op_literal_n1 + width_index(w));
-            put_be(o + 1, len, w);
+            put_be(o + 1, total, w);
         }
-        std::memcpy(o + 1 + w, data, len);
+        if (len) std::memcpy(o + 1 + w, data, len);
+        std::memset(o + 1 + w + len, 0, zeros);
         stats_.lit_cmds += 1;
-        stats_.lit_bytes += static_cast<std::int64_t>(len);
+        stats_.lit_bytes += static_cast<std::int64_t>(total);
         stats_.lit_cmdbytes += 1 + w;
     }
 

@@ -2,6 +2,7 @@
 // streaming wrapper around the matcher (matcher.hpp holds the exact algorithm).
 #include "checksum_trailer.hpp"
 #include "command_writer.hpp"
+#include "delta_job.hpp"
 #include "matcher.hpp"
 #include "output_queue.hpp"
 #include "parallel_scan.hpp"
@@ -52,7 +53,7 @@ private:
 // Scans the caller's input in place; only the bytes not yet encoded at the end of
 // a call (at most a literal run plus a block) are carried over to the next call.
 template <weak_kind Kind>
-class delta_job final : public job {
+class delta_job final : public detail::zero_aware_delta_job {
 public:
     delta_job(const signature& sig, job_options options)
         : index_(*sig.index()),
@@ -85,6 +86,33 @@ public:
         return ended_ && out_.empty() ? job_status::done : job_status::blocked;
     }
     const job_stats& stats() const noexcept override { return stats_; }
+
+    void feed_zeros(std::uint64_t n) override {
+        if (ended_ || n == 0) return;
+        stats_.in_bytes += static_cast<std::int64_t>(n);
+        // Enough zeros scanned normally that the window lies in the run of zeros.
+        const std::size_t prefix = block_len_ + max_literal_run + 64;
+        if (zeros_.size() < prefix) zeros_.assign(prefix, 0);
+        if (checksum_)
+            for (std::uint64_t left = n; left > 0; left -= std::min<std::uint64_t>(left, prefix))
+                sum_.update(zeros_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, prefix)));
+        if (n < 2 * std::uint64_t{prefix}) {
+            for (std::uint64_t left = n; left > 0; left -= std::min<std::uint64_t>(left, prefix))
+                scan_input(zeros_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, prefix)));
+            return;
+        }
+        scan_input(zeros_.data(), prefix);
+        // Positions are now relative to the carried bytes, which end `prefix` bytes into the run.
+        const std::size_t run_end = carry_.size() - prefix + static_cast<std::size_t>(n);
+        // The last all-zero window is left to the scan: it is the last whose successor is unknown.
+        matcher_.skip_zero_windows(carry_.data(), run_end - block_len_, carry_.size(), zeros_.data());
+        // Carry what is not encoded yet: real bytes of a pending literal, then zeros.
+        const std::size_t start = matcher_.start();
+        std::vector<std::uint8_t> rest(run_end - start, 0);
+        if (start < carry_.size()) std::copy(carry_.begin() + static_cast<std::ptrdiff_t>(start), carry_.end(), rest.begin());
+        carry_ = std::move(rest);
+        matcher_.rebase(start);
+    }
 
 private:
     void scan_input(const std::uint8_t* in, std::size_t n) {
@@ -130,6 +158,7 @@ private:
     detail::command_writer writer_;
     detail::matcher<Kind> matcher_;
     std::vector<std::uint8_t> carry_;
+    std::vector<std::uint8_t> zeros_;  // feed_zeros: a block plus a literal run of zeros
     bool ended_ = false;
 };
 
@@ -146,14 +175,22 @@ private:
 
 }  // namespace
 
+namespace detail {
+
+std::unique_ptr<zero_aware_delta_job> make_scanning_delta_job(const signature& sig, job_options options) {
+    if (sig.params().format().weak == weak_kind::rollsum)
+        return std::make_unique<delta_job<weak_kind::rollsum>>(sig, options);
+    return std::make_unique<delta_job<weak_kind::rabinkarp>>(sig, options);
+}
+
+}  // namespace detail
+
 std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
     if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
     if (!sig.index())
         return std::make_unique<failed_job>(
             fail(errc::internal_error, "delta needs the signature's index: call build_index() first"));
-    if (sig.params().format().weak == weak_kind::rollsum)
-        return std::make_unique<delta_job<weak_kind::rollsum>>(sig, options);
-    return std::make_unique<delta_job<weak_kind::rabinkarp>>(sig, options);
+    return detail::make_scanning_delta_job(sig, options);
 }
 
 }  // namespace rdelta

@@ -83,13 +83,37 @@ public:
         search_.reset_weak();  // recomputed at the next window; same value as rolled
     }
 
+    /// Windows from position() up to `limit` lie wholly in a run of zeros that
+    /// starts at or before position() and may extend past the caller's data
+    /// d[0, data_end); `zeros` holds a block of zeros. Encodes them as the scan
+    /// would, in O(matches): all-zero windows have equal sums, so once one misses,
+    /// every later one misses too (in-place-safe lookups only get stricter).
+    void skip_zero_windows(const std::uint8_t* d, std::size_t limit, std::size_t data_end, const std::uint8_t* zeros) {
+        data_ = d;
+        data_end_ = data_end;
+        std::size_t pos = position();
+        while (pos < limit) {
+            const std::int64_t block = search_.lookup_zero_window(zeros, pos);
+            if (block < 0) {
+                append_misses(limit - pos);
+                break;
+            }
+            append_match(static_cast<std::uint64_t>(block) * block_len_, block_len_);
+            pos += block_len_;
+        }
+        search_.reset_weak();
+        search_.forget_data();
+    }
+
     /// Emit the pending COPY or literal (from the range of the last scan).
     void flush() {
         if (copy_len_ > 0) {
             writer_.copy(copy_pos_, copy_len_);
             copy_len_ = 0;
         } else if (scan_ > 0) {
-            writer_.literal(data_ + start_, scan_);
+            // Bytes past the caller's data are zeros (skip_zero_windows).
+            const std::size_t real = start_ < data_end_ ? std::min(scan_, data_end_ - start_) : 0;
+            writer_.literal(real ? data_ + start_ : nullptr, real, scan_ - real);
             start_ += scan_;
             scan_ = 0;
         }
@@ -100,6 +124,7 @@ public:
     /// The caller's byte range moved: offset `delta` is now offset 0.
     void rebase(std::size_t delta) noexcept {
         start_ -= delta;
+        data_end_ = no_data_end;
         search_.move_base(delta);
         search_.forget_data();  // the range's bytes will change
     }
@@ -130,7 +155,9 @@ private:
     window_search<Kind> search_;
     const std::size_t block_len_;
     command_writer& writer_;
+    static constexpr std::size_t no_data_end = ~std::size_t{0};
     const std::uint8_t* data_ = nullptr;
+    std::size_t data_end_ = no_data_end;  // end of real bytes at data_ while skipping zeros
     std::size_t start_ = 0, scan_ = 0;
     std::uint64_t copy_pos_ = 0, copy_len_ = 0;
 };

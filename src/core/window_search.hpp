@@ -69,6 +69,29 @@ public:
         return lookup(window, len, 1, pos);
     }
 
+    /// Look up an all-zero block-long window at `pos`; `zeros` holds a block of
+    /// zeros. Its sums are computed once: a run of zeros costs no hashing.
+    std::int64_t lookup_zero_window(const std::uint8_t* zeros, std::size_t pos) {
+        ++stats_.searches;
+        if (!zero_sums_) {
+            weak_state w;
+            w.init(zeros, block_len_);
+            zero_key_ = weak_key<Kind>(w.digest());
+            strong_sum(strong_, zeros, block_len_, zero_digest_);
+            ++stats_.strong_calcs;
+            zero_sums_ = true;
+        }
+        const std::uint64_t min_block = in_place_safe_ ? (base_ + pos + block_len_ - 1) / block_len_ : 0;
+        bool key_found = false;
+        const std::int64_t block = index_.find(zero_key_, [&] {
+            key_found = true;
+            return static_cast<const std::uint8_t*>(zero_digest_);
+        }, min_block);
+        stats_.weak_hits += key_found;
+        stats_.matches += block >= 0;
+        return block;
+    }
+
     /// The bytes at previously seen addresses may have changed (a new call).
     void forget_data() noexcept { cached_ = 0, predicted_ = nullptr; }
 
@@ -138,6 +161,9 @@ private:
     const std::uint8_t* cache_start_ = nullptr;  // first window hashed ahead
     std::size_t cached_ = 0;                     // windows hashed ahead
     std::uint8_t cache_[batch_windows * digest_stride];
+    bool zero_sums_ = false;  // zero_key_ and zero_digest_ are computed
+    std::uint32_t zero_key_ = 0;
+    std::uint8_t zero_digest_[digest_stride];
 };
 
 }  // namespace rdelta::detail

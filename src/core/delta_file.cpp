@@ -1,0 +1,133 @@
+// delta_file.cpp - deltas of random-access new files: data is read in large
+// chunks, holes are not read at all but passed to the job as runs of zeros.
+#include "delta_job.hpp"
+
+#include <rdelta/delta.hpp>
+#include <rdelta/patch.hpp>
+
+#include <algorithm>
+#include <memory>
+
+namespace rdelta {
+
+namespace {
+
+constexpr std::uint64_t hole_unit = std::uint64_t{1} << 20;  // granularity of hole queries
+constexpr std::size_t out_window = std::size_t{256} << 10;
+
+// Runs a job over pushed input and hands its output to the sink as it comes.
+class job_pump {
+public:
+    job_pump(job& j, const delta_sink& sink) : job_(j), sink_(sink), out_(new std::uint8_t[out_window]) {}
+
+    result<void> push(const std::uint8_t* data, std::size_t n, bool eof) {
+        buffers io{data, n, eof, out_.get(), out_window};
+        for (;;) {
+            io.next_out = out_.get(), io.avail_out = out_window;
+            auto status = job_.iterate(io);
+            const std::size_t produced = out_window - io.avail_out;
+            if (produced)
+                if (auto sent = sink_({out_.get(), produced}); !sent) return sent;
+            if (!status) return std::move(status).err();
+            if (*status == job_status::done) return {};
+            if (io.avail_in == 0 && io.avail_out > 0 && !eof) return {};
+            if (eof && produced == 0 && io.avail_in == 0)
+                return fail(errc::internal_error, "delta job made no progress at end of input");
+        }
+    }
+
+private:
+    job& job_;
+    const delta_sink& sink_;
+    std::unique_ptr<std::uint8_t[]> out_;
+};
+
+result<void> read_exactly(basis_reader& file, std::uint64_t pos, std::uint8_t* p, std::size_t n) {
+    for (std::size_t got = 0; got < n;) {
+        auto r = file.read(pos + got, {p + got, n - got});
+        if (!r) return std::move(r).err();
+        if (*r == 0) return fail(errc::io_error, "the new file became shorter while it was read");
+        got += *r;
+    }
+    return {};
+}
+
+// Length of the hole at `pos` (a multiple of hole_unit unless it reaches `size`), 0 if none.
+std::uint64_t hole_length(basis_reader& file, std::uint64_t pos, std::uint64_t size) {
+    std::uint64_t len = std::min(hole_unit, size - pos);
+    if (!file.is_hole(pos, len)) return 0;
+    while (len < size - pos) {  // gallop: large holes take few queries
+        const std::uint64_t longer = std::min(len * 2, size - pos);
+        if (!file.is_hole(pos, longer)) break;
+        len = longer;
+    }
+    return len;
+}
+
+// Length of the data at `pos`, at most `limit`, ending where a hole unit starts.
+std::uint64_t data_length(basis_reader& file, std::uint64_t pos, std::uint64_t size, std::uint64_t limit) {
+    std::uint64_t len = 0;
+    while (len < limit && pos + len < size) {
+        const std::uint64_t unit = std::min({hole_unit, size - pos - len, limit - len});
+        if (len > 0 && file.is_hole(pos + len, unit)) break;
+        len += unit;
+    }
+    return len;
+}
+
+// An empty signature: rdiff's slack delta follows its read size, the block length.
+result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const signature& sig,
+                                   job_options options, const delta_sink& sink, const delta_progress& progress) {
+    auto j = make_delta_job(sig, options);
+    job_pump pump(*j, sink);
+    const std::size_t chunk = std::max<std::size_t>(1, sig.params().block_len);
+    auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(chunk);
+    for (std::uint64_t pos = 0; pos < size;) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - pos));
+        if (auto r = read_exactly(file, pos, buf.get(), n); !r) return std::move(r).err();
+        if (auto r = pump.push(buf.get(), n, false); !r) return std::move(r).err();
+        pos += n;
+        if (progress) progress(pos);
+    }
+    if (auto r = pump.push(nullptr, 0, true); !r) return std::move(r).err();
+    return j->stats();
+}
+
+}  // namespace
+
+result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
+                                  job_options options, const delta_sink& sink, const delta_progress& progress) {
+    if (sig.block_count() == 0) return slack_delta_from(new_file, size, sig, options, sink, progress);
+    if (!sig.index()) return fail(errc::internal_error, "delta needs the signature's index: call build_index() first");
+    auto j = detail::make_scanning_delta_job(sig, options);
+    job_pump pump(*j, sink);
+    const std::uint64_t block_len = sig.params().block_len;
+    // Chunks of whole hole units, large enough to be scanned on several cores.
+    const std::uint64_t chunk =
+        std::clamp<std::uint64_t>(64 * block_len, std::uint64_t{8} << 20, std::uint64_t{128} << 20) / hole_unit * hole_unit;
+    // Zeros are passed in pieces, so that literal zeros are drained as they are made.
+    const std::uint64_t zero_piece = std::max<std::uint64_t>(std::uint64_t{32} << 20, 4 * (block_len + 32768 + 64));
+    std::unique_ptr<std::uint8_t[]> buf;
+    for (std::uint64_t pos = 0; pos < size;) {
+        if (const std::uint64_t hole = hole_length(new_file, pos, size); hole > 0) {
+            for (std::uint64_t done = 0; done < hole;) {
+                const std::uint64_t piece = std::min(zero_piece, hole - done);
+                j->feed_zeros(piece);
+                if (auto r = pump.push(nullptr, 0, false); !r) return std::move(r).err();
+                done += piece;
+            }
+            pos += hole;
+        } else {
+            const auto n = static_cast<std::size_t>(data_length(new_file, pos, size, chunk));
+            if (!buf) buf = std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(std::min(chunk, size)));
+            if (auto r = read_exactly(new_file, pos, buf.get(), n); !r) return std::move(r).err();
+            if (auto r = pump.push(buf.get(), n, false); !r) return std::move(r).err();
+            pos += n;
+        }
+        if (progress) progress(pos);
+    }
+    if (auto r = pump.push(nullptr, 0, true); !r) return std::move(r).err();
+    return j->stats();
+}
+
+}  // namespace rdelta

@@ -1,0 +1,221 @@
+// test_delta_holes.cpp - runs of zeros passed to the delta job without being
+// scanned, and deltas of sparse files, give exactly the scanned delta.
+#include "test_helpers.hpp"
+#include "core/delta_job.hpp"
+
+#include <rdelta/delta.hpp>
+#include <rdelta/patch.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <utility>
+
+using namespace rdelta;
+
+namespace {
+
+signature indexed_signature(const test::bytes& basis, std::uint32_t magic_value, std::uint32_t block,
+                            bool keep_duplicates) {
+    auto bytes = make_signature(basis, {magic_value, block, 8});
+    REQUIRE(bytes.ok());
+    auto sig = load_signature(*bytes);
+    REQUIRE(sig.ok());
+    REQUIRE(sig->build_index(keep_duplicates).ok());
+    return std::move(sig).value();
+}
+
+// A piece of the new file: bytes, or (when `data` is empty) `zeros` zero bytes.
+struct piece {
+    test::bytes data;
+    std::size_t zeros = 0;
+};
+
+test::bytes flatten(const std::vector<piece>& pieces) {
+    test::bytes all;
+    for (const auto& p : pieces) {
+        all.insert(all.end(), p.data.begin(), p.data.end());
+        all.resize(all.size() + p.zeros, 0);
+    }
+    return all;
+}
+
+void drain(job& j, const std::uint8_t* in, std::size_t n, bool eof, test::bytes& out) {
+    std::vector<std::uint8_t> window(4096);
+    buffers io{in, n, eof, window.data(), window.size()};
+    for (;;) {
+        io.next_out = window.data(), io.avail_out = window.size();
+        auto st = j.iterate(io);
+        REQUIRE(st.ok());
+        out.insert(out.end(), window.data(), window.data() + (window.size() - io.avail_out));
+        if (*st == job_status::done || (io.avail_in == 0 && io.avail_out > 0 && !eof)) return;
+    }
+}
+
+// The delta of `pieces` with every zero run passed to feed_zeros in parts of `split` bytes.
+test::bytes delta_fed_with_zeros(const signature& sig, const std::vector<piece>& pieces, std::size_t split,
+                                 job_options options) {
+    auto j = detail::make_scanning_delta_job(sig, options);
+    test::bytes out;
+    for (const auto& p : pieces) {
+        if (!p.data.empty()) drain(*j, p.data.data(), p.data.size(), false, out);
+        for (std::size_t done = 0; done < p.zeros; done += std::min(split, p.zeros - done)) {
+            j->feed_zeros(std::min(split, p.zeros - done));
+            drain(*j, nullptr, 0, false, out);
+        }
+    }
+    drain(*j, nullptr, 0, true, out);
+    return out;
+}
+
+test::bytes patched(const test::bytes& basis, const test::bytes& delta) {
+    memory_basis b(basis);
+    auto j = make_patch_job(b, {});
+    test::bytes out;
+    drain(*j, delta.data(), delta.size(), true, out);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("feed_zeros encodes runs of zeros exactly as scanning them") {
+    // Bases with and without zero blocks (zero windows match, or become literal
+    // data); data before each run that does not match, so a literal is pending.
+    const auto head = test::random_bytes(70000, 41);
+    const auto mid = test::random_bytes(5000, 42);
+    test::bytes zero_run_basis = head;
+    zero_run_basis.resize(zero_run_basis.size() + 50000, 0);
+    zero_run_basis.insert(zero_run_basis.end(), mid.begin(), mid.end());
+    const test::bytes& with_zeros = zero_run_basis;
+    const auto without_zeros = test::random_bytes(120000, 43);
+    const auto noise = test::random_bytes(3000, 44);
+
+    // Runs shorter and longer than the part that is always scanned (a block and a
+    // literal run), passed whole and in parts of both kinds.
+    for (std::size_t run : {std::size_t{999}, std::size_t{100001}}) {
+        const std::vector<piece> layouts[] = {
+            {{{}, run}, {mid, 0}},                                   // run at the start
+            {{head, 0}, {noise, run}, {mid, 0}},                     // literal pending before the run
+            {{head, run}, {{}, 17}, {mid, run}},                     // run reaching the end
+            {{noise, run}, {head, 0}},
+        };
+        for (const auto& layout : layouts) {
+            const test::bytes next = flatten(layout);
+            for (std::uint32_t m : {0x72730136u, 0x72730147u}) {
+                for (std::uint32_t block : {16u, 4096u}) {
+                    for (bool safe : {false, true}) {
+                        // Half a block of zeros then `mid`: no zero block, but a block that
+                        // the windows leaving a run of zeros into `mid` match.
+                        auto half_zeros = test::random_bytes(4 * block, 45);
+                        half_zeros.resize(half_zeros.size() + block / 2, 0);
+                        half_zeros.insert(half_zeros.end(), mid.begin(), mid.end());
+                        for (const test::bytes* basis : {&with_zeros, &without_zeros, static_cast<const test::bytes*>(&half_zeros)}) {
+                            CAPTURE(run);
+                            CAPTURE(m);
+                            CAPTURE(block);
+                            CAPTURE(safe);
+                            const auto sig = indexed_signature(*basis, m, block, safe);
+                            const job_options options{1, true, safe};
+                            auto scanned = make_delta(sig, next, 0, options);
+                            REQUIRE(scanned.ok());
+                            CHECK(delta_fed_with_zeros(sig, layout, run + 1, options) == *scanned);
+                            CHECK(delta_fed_with_zeros(sig, layout, 65536 + 777, options) == *scanned);
+                            CHECK(patched(*basis, *scanned) == next);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+namespace {
+
+// A file in memory whose listed ranges are holes; reading a hole is a test failure.
+class sparse_memory_file final : public basis_reader {
+public:
+    sparse_memory_file(const test::bytes& bytes, std::vector<std::pair<std::uint64_t, std::uint64_t>> holes)
+        : bytes_(bytes), holes_(std::move(holes)) {}
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
+        const std::size_t n = pos >= bytes_.size() ? 0 : std::min(out.size(), bytes_.size() - static_cast<std::size_t>(pos));
+        for (const auto& [from, to] : holes_)
+            if (pos < to && pos + n > from) read_holes = true;
+        std::copy_n(bytes_.begin() + static_cast<std::ptrdiff_t>(pos), n, out.begin());
+        bytes_read += n;
+        return n;
+    }
+    bool is_hole(std::uint64_t pos, std::uint64_t len) override {
+        for (const auto& [from, to] : holes_)
+            if (pos >= from && pos + len <= to) return true;
+        return false;
+    }
+    bool read_holes = false;
+    std::uint64_t bytes_read = 0;
+
+private:
+    const test::bytes& bytes_;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> holes_;
+};
+
+}  // namespace
+
+TEST_CASE("make_delta_from skips holes and gives the scanned delta") {
+    constexpr std::uint64_t mib = 1 << 20;
+    // Basis: data, 3 MiB of zeros, data. New file: 10 MiB with holes at 1-4 MiB and
+    // 6-10 MiB (to the end) and changed data around them.
+    test::bytes basis = test::random_bytes(mib, 51);
+    basis.resize(4 * mib, 0);
+    const auto tail = test::random_bytes(mib, 52);
+    basis.insert(basis.end(), tail.begin(), tail.end());
+    test::bytes next = test::random_bytes(10 * mib, 53);
+    std::copy_n(basis.begin(), mib / 2, next.begin() + 3);
+    std::fill(next.begin() + mib, next.begin() + 4 * mib, 0);
+    std::fill(next.begin() + 6 * mib, next.end(), 0);
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> holes = {{mib, 4 * mib}, {6 * mib, 10 * mib}};
+    for (std::uint32_t m : {0x72730146u, 0x72730137u}) {
+        for (std::uint32_t block : {64u, 2048u, 600000u}) {
+            for (unsigned threads : {1u, 2u}) {
+                CAPTURE(m);
+                CAPTURE(block);
+                CAPTURE(threads);
+                const auto sig = indexed_signature(basis, m, block, false);
+                const job_options options{threads, true, false};
+                auto scanned = make_delta(sig, next, 0, options);
+                REQUIRE(scanned.ok());
+                sparse_memory_file file(next, holes);
+                test::bytes out;
+                std::uint64_t last_progress = 0;
+                auto made = make_delta_from(file, next.size(), sig, options,
+                                            [&](std::span<const std::uint8_t> b) -> result<void> {
+                                                out.insert(out.end(), b.begin(), b.end());
+                                                return {};
+                                            },
+                                            [&](std::uint64_t done) { last_progress = done; });
+                REQUIRE(made.ok());
+                CHECK(out == *scanned);
+                CHECK_FALSE(file.read_holes);
+                CHECK(file.bytes_read == 3 * mib);
+                CHECK(last_progress == next.size());
+                CHECK(made->in_bytes == static_cast<std::int64_t>(next.size()));
+            }
+        }
+    }
+}
+
+TEST_CASE("make_delta_from with an empty signature reads in block-length chunks, as rdiff") {
+    const auto next = test::random_bytes(100000, 61);
+    auto sig_bytes = make_signature({}, {0x72730147, 4096, 8});
+    REQUIRE(sig_bytes.ok());
+    auto sig = load_signature(*sig_bytes);
+    REQUIRE(sig.ok());
+    auto scanned = make_delta(*sig, next, 4096);
+    REQUIRE(scanned.ok());
+    sparse_memory_file file(next, {});
+    test::bytes out;
+    auto made = make_delta_from(file, next.size(), *sig, {}, [&](std::span<const std::uint8_t> b) -> result<void> {
+        out.insert(out.end(), b.begin(), b.end());
+        return {};
+    });
+    REQUIRE(made.ok());
+    CHECK(out == *scanned);
+}
