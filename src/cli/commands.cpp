@@ -3,6 +3,7 @@
 // parameters) so exit codes match, but nothing is created before all checks pass.
 #include "commands.hpp"
 
+#include "compression.hpp"
 #include "exit_codes.hpp"
 #include "file_io.hpp"
 #include "progress.hpp"
@@ -74,12 +75,12 @@ private:
     double start_precise_ = 0;
 };
 
-// Run a job from `in` to `out` (nullptr: the job writes nothing), reading input
+// Run a job from `in` to `out` (empty: the job writes nothing), reading input
 // in chunks of `chunk` bytes, each filled completely unless the input ends.
-result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk, progress_meter* meter = nullptr,
-                   bool meter_output = false) {
+result<void> drive(job& j, byte_source& in, const byte_sink& out, std::size_t chunk,
+                   progress_meter* meter = nullptr, bool meter_output = false) {
     // A small regular file needs no buffer larger than itself (+1 to see its end).
-    if (in.regular_size() >= 0) chunk = std::min<std::size_t>(chunk, static_cast<std::size_t>(in.regular_size()) + 1);
+    if (in.size_hint() >= 0) chunk = std::min<std::size_t>(chunk, static_cast<std::size_t>(in.size_hint()) + 1);
     chunk = std::max<std::size_t>(chunk, 1);
     auto ibuf = std::make_unique_for_overwrite<std::uint8_t[]>(chunk);
     const std::size_t out_size = std::size_t{256} << 10;  // stays in L2 between read and write
@@ -99,7 +100,7 @@ result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk, 
         const std::size_t produced = out_size - io.avail_out;
         output_full = io.avail_out == 0;
         if (produced && out) {
-            if (auto written = out->write(obuf.get(), produced); !written) return written;
+            if (auto written = out({obuf.get(), produced}); !written) return written;
         }
         if (!status) return std::move(status).err();
         if (meter) meter->update(meter_output ? j.stats().out_bytes : j.stats().in_bytes);
@@ -107,6 +108,14 @@ result<void> drive(job& j, input_file& in, output_file* out, std::size_t chunk, 
         if (eof && used == have && produced == 0)
             return fail(errc::internal_error, in.name() + ": job made no progress");
     }
+}
+
+byte_sink sink_to(output_file& out) {
+    return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes.data(), bytes.size()); };
+}
+
+byte_sink sink_to(compressing_writer& out) {
+    return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes); };
 }
 
 int check_hash_names(const request& req, const invocation& inv, sig_format& format) {
@@ -160,6 +169,8 @@ int signature_command(const request& req, const invocation& inv) {
     auto out = output_file::create(out_path);
     if (!out) return report(inv, out.err());
     out->set_nocache(req.nocache);
+    auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
+    if (!packed) return report(inv, packed.err());
     stats_printer stats(req, inv);
     stats.start();
     auto meter = make_meter(req, inv, "signature", in->regular_size());
@@ -174,16 +185,18 @@ int signature_command(const request& req, const invocation& inv) {
                                         [&](std::span<const std::uint8_t> bytes) {
                                             records += static_cast<std::int64_t>(bytes.size()) / record_size;
                                             meter->update(records * params.block_len);
-                                            return out->write(bytes.data(), bytes.size());
+                                            return packed->write(bytes);
                                         });
         if (!made) return report(inv, made.err());
         done_stats = *made;
     } else {
         auto j = make_signature_job(params, options);
-        if (auto done = drive(*j, *in, &*out, default_chunk, meter.get()); !done) return report(inv, done.err());
+        if (auto done = drive(*j, *in, sink_to(*packed), default_chunk, meter.get()); !done)
+            return report(inv, done.err());
         done_stats = j->stats();
     }
     meter->finish();
+    if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());
     stats.job_done(done_stats);
     stats.summary(done_stats.in_bytes);
@@ -191,8 +204,8 @@ int signature_command(const request& req, const invocation& inv) {
 }
 
 int delta_command(const request& req, const invocation& inv) {
-    auto sig_in = input_file::open(file_arg(req, 0));
-    if (!sig_in) return report(inv, sig_in.err());
+    auto sig_file = input_file::open(file_arg(req, 0));
+    if (!sig_file) return report(inv, sig_file.err());
     auto new_in = input_file::open(file_arg(req, 1));
     if (!new_in) return report(inv, new_in.err());
     new_in->set_nocache(req.nocache);
@@ -203,16 +216,20 @@ int delta_command(const request& req, const invocation& inv) {
 
     stats_printer stats(req, inv);
     stats.start();
+    auto sig_in = decompressing_reader::open(*sig_file);  // the signature may be compressed
+    if (!sig_in) return report(inv, sig_in.err());
     signature sig{sig_params{}};
     auto loader = make_loadsig_job(&sig, sig_in->name(),
-                                   sig_in->regular_size() > 0 ? static_cast<std::uint64_t>(sig_in->regular_size()) : 0);
-    if (auto loaded = drive(*loader, *sig_in, nullptr, default_chunk); !loaded) return report(inv, loaded.err());
+                                   sig_in->size_hint() > 0 ? static_cast<std::uint64_t>(sig_in->size_hint()) : 0);
+    if (auto loaded = drive(*loader, *sig_in, {}, default_chunk); !loaded) return report(inv, loaded.err());
     stats.job_done(loader->stats());
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
     auto out = output_file::create(out_path);
     if (!out) return report(inv, out.err());
     out->set_nocache(req.nocache);
+    auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
+    if (!packed) return report(inv, packed.err());
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
     auto j = make_delta_job(sig, job_options{static_cast<unsigned>(req.threads), req.checksum, req.in_place_safe});
     // Only a delta against an empty signature depends on the input chunking:
@@ -220,10 +237,11 @@ int delta_command(const request& req, const invocation& inv) {
     const std::size_t chunk = sig.block_count() > 0 ? std::clamp<std::size_t>(std::size_t{64} * sig.params().block_len, default_chunk, max_chunk)
                               : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
                                                     : sig.params().block_len;
-    auto done = drive(*j, *new_in, &*out, chunk, meter.get());
+    auto done = drive(*j, *new_in, sink_to(*packed), chunk, meter.get());
     meter->finish();
     stats.line(format_match_stats(j->stats()));
     if (!done) return report(inv, done.err());
+    if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());
     stats.job_done(j->stats());
     stats.summary(j->stats().in_bytes);
@@ -235,10 +253,12 @@ int delta_command(const request& req, const invocation& inv) {
 int patch_in_place_command(const request& req, const invocation& inv) {
     auto image = in_place_fd::open(file_arg(req, 0));
     if (!image) return report(inv, image.err());
-    auto delta_in = input_file::open(file_arg(req, 1));
-    if (!delta_in) return report(inv, delta_in.err());
+    auto delta_file = input_file::open(file_arg(req, 1));
+    if (!delta_file) return report(inv, delta_file.err());
     if (req.files.size() > 2) return report_usage(inv, "Too many arguments (--in-place takes BASIS [DELTA]).");
     if (int rc = check_sizes(req, inv)) return rc;
+    auto delta_in = decompressing_reader::open(*delta_file);  // the delta may be compressed
+    if (!delta_in) return report(inv, delta_in.err());
     auto delta = read_whole(*delta_in);
     if (!delta) return report(inv, delta.err());
     stats_printer stats(req, inv);
@@ -258,12 +278,15 @@ int patch_in_place_command(const request& req, const invocation& inv) {
 }
 
 int patch_command(const request& req, const invocation& inv) {
+    if (req.compression != codec::none)
+        return report_usage(inv, std::string("--") + codec_name(req.compression) +
+                                     " compresses signature and delta output; patch finds a compressed delta by itself");
     if (req.in_place) return patch_in_place_command(req, inv);
     auto basis_in = input_file::open(file_arg(req, 0));
     if (!basis_in) return report(inv, basis_in.err());
     basis_in->set_nocache(req.nocache);
-    auto delta_in = input_file::open(file_arg(req, 1));
-    if (!delta_in) return report(inv, delta_in.err());
+    auto delta_file = input_file::open(file_arg(req, 1));
+    if (!delta_file) return report(inv, delta_file.err());
     const std::string out_path = file_arg(req, 2);
     if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
@@ -276,13 +299,15 @@ int patch_command(const request& req, const invocation& inv) {
     stats_printer stats(req, inv);
     stats.start();
     auto meter = make_meter(req, inv, "patch (output)", -1);
+    auto delta_in = decompressing_reader::open(*delta_file);  // the delta may be compressed
+    if (!delta_in) return report(inv, delta_in.err());
     file_basis basis(*basis_in);
     patch_options options;
     options.delta_name = delta_in->name();
     options.require_checksum = req.verify;
     if (req.max_output > 0) options.max_output = static_cast<std::uint64_t>(req.max_output);
     auto j = make_patch_job(basis, options);
-    auto done = drive(*j, *delta_in, &*out, default_chunk, meter.get(), true);
+    auto done = drive(*j, *delta_in, sink_to(*out), default_chunk, meter.get(), true);
     meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
     if (!done) return report(inv, done.err());

@@ -328,9 +328,9 @@ result<void> in_place_fd::resize(std::uint64_t size) {
     return {};
 }
 
-result<std::vector<std::uint8_t>> read_whole(input_file& in) {
+result<std::vector<std::uint8_t>> read_whole(byte_source& in) {
     std::vector<std::uint8_t> bytes;
-    if (in.regular_size() > 0) bytes.reserve(static_cast<std::size_t>(in.regular_size()));
+    if (in.size_hint() > 0) bytes.reserve(static_cast<std::size_t>(in.size_hint()));
     std::uint8_t buf[1 << 16];
     for (;;) {
         auto got = in.read_full(buf, sizeof buf);

@@ -2,6 +2,8 @@
 // outputs written to a temporary file that is renamed into place only on success.
 #pragma once
 
+#include "byte_stream.hpp"
+
 #include <rdelta/error.hpp>
 #include <rdelta/in_place.hpp>
 #include <rdelta/patch.hpp>
@@ -18,21 +20,22 @@ namespace rdelta::cli {
 inline bool is_std_stream(const std::string& path) { return path == "-"; }
 
 /// An input file or standard input.
-class input_file {
+class input_file final : public byte_source {
 public:
     /// Open for reading; errors name the file. `path` "-" = stdin.
     static result<input_file> open(const std::string& path);
     input_file(input_file&& other) noexcept;
-    ~input_file();
+    ~input_file() override;
 
     /// Read until `n` bytes or end of file; returns the count (0 at end).
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n);
+    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override;
     /// Size of a regular file or block device, -1 for anything else (pipes).
     std::int64_t regular_size() const noexcept { return regular_size_; }
+    std::int64_t size_hint() const noexcept override { return regular_size_; }
     /// Drop data from the page cache once it has been read (--nocache).
     void set_nocache(bool on) noexcept { nocache_ = on; }
     bool nocache() const noexcept { return nocache_; }
-    const std::string& name() const noexcept { return name_; }
+    const std::string& name() const noexcept override { return name_; }
     int fd() const noexcept { return fd_; }
 
 private:
@@ -117,8 +120,9 @@ private:
     std::uint64_t size_ = 0;
 };
 
-/// The whole content of a file (or standard input), for deltas applied in place.
-result<std::vector<std::uint8_t>> read_whole(input_file& in);
+/// The whole content of an input (a file, standard input, a decompressor), for
+/// deltas applied in place.
+result<std::vector<std::uint8_t>> read_whole(byte_source& in);
 
 /// Remove pending temporary files when SIGINT, SIGTERM, SIGHUP or SIGPIPE arrives.
 void install_cleanup_handlers();

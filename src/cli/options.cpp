@@ -44,6 +44,17 @@ po::typed_value<std::string>* arg(const char* name) {
     return po::value<std::string>()->value_name(name);
 }
 
+/// -z[LEVEL], --gzip[=LEVEL]: the level is optional (and only ever attached, see
+/// apply_compression()).
+po::typed_value<std::string>* level_arg() {
+    return arg("LEVEL")->implicit_value("");
+}
+
+std::string level_help(codec c) {
+    return std::string("signature, delta: compress the output with ") + codec_name(c) + ", LEVEL 1-" + std::to_string(max_level(c)) +
+           " (default " + std::to_string(default_level(c)) + ")";
+}
+
 struct option_table {
     po::options_description general, signature, delta, io, extensions, hidden, all;
     option_table();
@@ -75,7 +86,10 @@ option_table::option_table() {
         ("checksum", "delta: append the new file's length and XXH3-128 after END")
         ("verify", "patch: require the checksum trailer, check it and report")
         ("in-place", "patch BASIS [DELTA]: update BASIS itself, writing only what changes")
-        ("in-place-safe", "delta: only copies that patch --in-place can apply (no data moved back)");
+        ("in-place-safe", "delta: only copies that patch --in-place can apply (no data moved back)")
+        ("gzip,z", level_arg(), level_help(codec::gzip).c_str())
+        ("bzip2,i", level_arg(), level_help(codec::bzip2).c_str())
+        ("zstd", level_arg(), level_help(codec::zstd).c_str());
     // Accepted but not listed, as in rdiff.
     hidden.add_options()
         (",h", "Show this help message")
@@ -236,6 +250,7 @@ private:
     flow apply(const step& s);
     flow apply_option(const po::option& o, const step& s);
     flow apply_value(const std::string& key, const std::string& value, const step& s);
+    flow apply_compression(codec c, const po::option& o, const step& s);
     flow fail(std::string message);
     void resolve_action();
 
@@ -248,6 +263,21 @@ private:
 flow command_line::fail(std::string message) {
     error_ = usage_error{std::move(message), req_.verbose_count};
     return flow::stop;
+}
+
+/// The option's value as popt sees it: popt skips one '=' right after a short option
+/// (`-b=5`, `-H=md4`).
+std::string option_value(const po::option& o, const step& s) {
+    std::string value = o.value.empty() ? std::string() : o.value.front();
+    if (s.short_attached && value.starts_with('=')) value.erase(0, 1);
+    return value;
+}
+
+codec compression_option(const std::string& key) {
+    if (key == "gzip") return codec::gzip;
+    if (key == "bzip2") return codec::bzip2;
+    if (key == "zstd") return codec::zstd;
+    return codec::none;
 }
 
 /// Boost splits `-V=1` into -V and an unknown option "-="; popt rejects it before acting.
@@ -300,12 +330,29 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.in_place = true;
     } else if (key == "in-place-safe") {
         req_.in_place_safe = true;
+    } else if (const codec c = compression_option(key); c != codec::none) {
+        return apply_compression(c, o, s);
     } else {
-        std::string value = o.value.empty() ? std::string() : o.value.front();
-        // popt skips one '=' right after a short option: `-b=5`, `-H=md4`.
-        if (s.short_attached && value.starts_with('=')) value.erase(0, 1);
-        return apply_value(key, value, s);
+        return apply_value(key, option_value(o, s), s);
     }
+    return flow::go_on;
+}
+
+/// -z, -z9, -z=9, --gzip, --gzip=9 (and -i, --bzip2, --zstd); the last one given wins.
+/// The level is taken only when attached: popt would also take the next word when it
+/// does not start with '-', so `-z signature` would fail on the level "signature".
+/// Each step holds one argv element, so Boost never sees that word here.
+flow command_line::apply_compression(codec c, const po::option& o, const step& s) {
+    if (as_rdiff_) return fail(std::string(unknown_option) + s.named);  // Debian's rdiff has none of them
+    req_.compression = c;
+    req_.compression_level = default_level(c);
+    if (o.value.empty()) return flow::go_on;
+    std::int64_t level = 0;
+    const number_status status = parse_number(option_value(o, s), int_limits::min(), int_limits::max(), level);
+    if (status == number_status::invalid) return fail(std::string(bad_number) + s.named);
+    if (status == number_status::out_of_range || level < 1 || level > max_level(c))
+        return fail(std::string(codec_name(c)) + " level must be 1 to " + std::to_string(max_level(c)) + ": " + s.named);
+    req_.compression_level = static_cast<int>(level);
     return flow::go_on;
 }
 
@@ -368,7 +415,10 @@ std::string help_line(const po::option_description& d) {
     const std::string shown = d.canonical_display_name(cls::allow_dash_for_short);
     std::string line = "  ";
     line.append(shown != d.long_name() ? shown + ", " : "    ").append("--").append(d.long_name());
-    if (takes_value(&d)) line.append("=").append(d.semantic()->name());
+    if (takes_value(&d)) {
+        const bool optional = d.semantic()->min_tokens() == 0;
+        line.append(optional ? "[=" : "=").append(d.semantic()->name()).append(optional ? "]" : "");
+    }
     line.resize(std::max<std::size_t>(28, line.size() + 1), ' ');
     return line.append(d.description()).append("\n");
 }

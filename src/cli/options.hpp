@@ -5,6 +5,8 @@
 // produces --help; rdiff's quirks are small adapters around it.
 #pragma once
 
+#include "compression.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +46,10 @@ struct request {
     bool verify = false;               ///< --verify: patch requires and reports the trailer
     bool in_place = false;             ///< --in-place: patch updates the basis file itself
     bool in_place_safe = false;        ///< --in-place-safe: delta that patch --in-place can apply
+
+    // rdelta only: under the name rdiff these stay unknown options, as in Debian's rdiff.
+    codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
+    int compression_level = 0;         ///< its LEVEL (the codec's default when none was attached)
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".
@@ -53,7 +59,8 @@ struct usage_error {
 };
 
 /// Parse argv; argv[0] is the program name and is skipped. Never throws a parse error.
-/// `as_rdiff` is true when invoked under the name rdiff (extensions still parse).
+/// `as_rdiff` is true when invoked under the name rdiff (extensions still parse, except
+/// the compression options, which Debian's rdiff rejects as unknown).
 std::variant<request, usage_error> parse_command_line(int argc, const char* const* argv,
                                                       bool as_rdiff);
 

@@ -12,6 +12,9 @@ directory holding identical input files. Checked:
   * on failure: rdelta printed something to stderr;
   * --help/--version: identical stdout and stderr text, rdelta run through a symlink
     named `rdiff` (the program name appears in the text);
+  * rdelta's compression options (-z, -i, --gzip, --bzip2, --zstd) are unknown options
+    under the name `rdiff`, as in Debian's rdiff (tests/cli/compression_test.py covers
+    them under the name rdelta);
   * -s: statistics lines on stderr match the shape of rdiff's lines (not the numbers).
 rdelta-only checks (skipped when --rdelta is rdiff itself, which fails them): a failed
 run leaves the directory exactly as it was (no created, truncated or temporary files),
@@ -46,6 +49,7 @@ class T:
     stats: str = None           # signature|delta|patch: check the -s lines
     names: tuple = ()           # rdelta-only: its one-line error must name one of these
     text: bool = False          # help/version: compare stdout+stderr under the name rdiff
+    as_rdiff: bool = False      # run rdelta under the name rdiff (options rdiff lacks)
 
 
 # Statistics line shapes (doc 9.5). Sections appear only when their counts are non-zero.
@@ -161,9 +165,6 @@ def build_tests(files):
     for name, args in [
             ("unknown-long", ["--bogus", "signature", "basis", "out"]),
             ("unknown-short", ["-x", "signature", "basis", "out"]),
-            ("unknown-gzip-z", ["-z", "signature", "basis", "out"]),
-            ("unknown-bzip2-i", ["-i", "signature", "basis", "out"]),
-            ("unknown-gzip-long", ["--gzip", "signature", "basis", "out"]),
             ("no-abbreviation", ["--stat", "signature", "basis", "out"]),
             ("unknown-debug", ["--debug", "signature", "basis", "out"]),
             ("unknown-paranoia", ["--paranoia", "signature", "basis", "out"]),
@@ -193,6 +194,17 @@ def build_tests(files):
             ("hash-uppercase", ["-H", "MD4", "signature", "basis", "out"]),
             ("rollsum-foo", ["-R", "foo", "signature", "basis", "out"])]:
         t.append(T(name, args, USAGE))
+    # rdelta's compression options do not exist under the name rdiff
+    for name, args in [
+            ("unknown-gzip-z", ["-z", "signature", "basis", "out"]),
+            ("unknown-gzip-z-level", ["-z9", "signature", "basis", "out"]),
+            ("unknown-gzip-clustered", ["-sz", "signature", "basis", "out"]),
+            ("unknown-bzip2-i", ["-i", "signature", "basis", "out"]),
+            ("unknown-gzip-long", ["--gzip", "signature", "basis", "out"]),
+            ("unknown-gzip-long-level", ["--gzip=6", "delta", "sig", "new", "out"]),
+            ("unknown-bzip2-long", ["--bzip2", "signature", "basis", "out"]),
+            ("unknown-zstd", ["--zstd", "signature", "basis", "out"])]:
+        t.append(T(name, args, USAGE, as_rdiff=True))
     t += [T("usage-keeps-existing-with-force", ["-f", "signature", "basis", "existing.out",
                                                 "--bogus"], USAGE, pre=existing),
           T("hash-sha1-keeps-existing", ["-f", "-H", "sha1", "signature", "basis",
@@ -345,7 +357,7 @@ class Runner:
 
     def run(self, test):
         r_rc, r_out, r_err, _, r_after, r_cmd = self.execute(test, self.rdiff, "rdiff")
-        program = self.rdelta_as_rdiff if test.text else self.rdelta
+        program = self.rdelta_as_rdiff if test.text or test.as_rdiff else self.rdelta
         rc, out, err, before, after, cmd = self.execute(test, program, "rdelta")
         crashed = rc is None or rc < 0 or rc >= 128
         r_crashed = r_rc is None or r_rc < 0 or r_rc >= 128
@@ -364,7 +376,7 @@ class Runner:
                        f"{len(r_out)} bytes)", cmd)
             diff = state_diff(r_after, after)
             self.check(not diff, test, f"files differ from rdiff's run: {diff}", cmd)
-        if test.text:
+        if test.text or test.as_rdiff:
             self.check(err == r_err, test, f"stderr text differs: {err!r} vs {r_err!r}", cmd)
             if rc == 0:  # also sane under its own name
                 p = subprocess.run([self.rdelta] + test.args, capture_output=True,

@@ -6,6 +6,7 @@
 #include <rdelta/version.hpp>
 
 #include <initializer_list>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -275,6 +276,45 @@ TEST_CASE("rdelta extensions, under both names") {
     CHECK(rejected({"--progress=1"}) == "option does not take an argument: --progress=1");
 }
 
+TEST_CASE("compression options: rdelta only, level attached, last one wins") {
+    const auto compressed = [](std::initializer_list<const char*> args) {
+        const request r = accepted(args, false);
+        return std::pair{r.compression, r.compression_level};
+    };
+    CHECK(accepted({"sig"}, false).compression == codec::none);
+    CHECK(compressed({"-z", "sig"}) == std::pair{codec::gzip, 6});
+    CHECK(compressed({"-z1", "sig"}) == std::pair{codec::gzip, 1});
+    CHECK(compressed({"-z=9", "sig"}) == std::pair{codec::gzip, 9});  // popt skips '=' after a short option
+    CHECK(compressed({"--gzip", "sig"}) == std::pair{codec::gzip, 6});
+    CHECK(compressed({"--gzip=3", "sig"}) == std::pair{codec::gzip, 3});
+    CHECK(compressed({"-i", "sig"}) == std::pair{codec::bzip2, 9});
+    CHECK(compressed({"-i4", "sig"}) == std::pair{codec::bzip2, 4});
+    CHECK(compressed({"--bzip2=0x2", "sig"}) == std::pair{codec::bzip2, 2});
+    CHECK(compressed({"--zstd", "sig"}) == std::pair{codec::zstd, 3});
+    CHECK(compressed({"--zstd=19", "sig"}) == std::pair{codec::zstd, 19});
+    CHECK(compressed({"-sfz2", "sig"}) == std::pair{codec::gzip, 2});  // in a cluster
+    CHECK(compressed({"-z", "-i", "sig"}) == std::pair{codec::bzip2, 9});
+    CHECK(compressed({"--zstd=7", "sig", "-z"}) == std::pair{codec::gzip, 6});
+    // A separate word is never the level: `-z signature` means the default level.
+    const request r = accepted({"-z", "signature", "9"}, false);
+    CHECK(r.act == action::signature);
+    CHECK(r.compression_level == 6);
+    CHECK(r.files == strings{"9"});
+    CHECK(rejected({"-z0", "sig"}, false) == "gzip level must be 1 to 9: -z0");
+    CHECK(rejected({"-z10", "sig"}, false) == "gzip level must be 1 to 9: -z10");
+    CHECK(rejected({"-i10", "sig"}, false) == "bzip2 level must be 1 to 9: -i10");
+    CHECK(rejected({"--zstd=20", "sig"}, false) == "zstd level must be 1 to 19: --zstd=20");
+    CHECK(rejected({"--zstd=99999999999", "sig"}, false) == "zstd level must be 1 to 19: --zstd=99999999999");
+    CHECK(rejected({"--gzip=", "sig"}, false) == "gzip level must be 1 to 9: --gzip=");
+    CHECK(rejected({"-zf", "sig"}, false) == "invalid numeric value: -zf");
+    CHECK(rejected({"--bzip2=fast", "sig"}, false) == "invalid numeric value: --bzip2=fast");
+    // Debian's rdiff has none of them.
+    for (const char* o : {"-z", "-z9", "-sz", "--gzip=6", "-i", "--bzip2", "--zstd", "--zstd=3"}) {
+        CAPTURE(o);
+        CHECK(rejected({o, "sig"}) == std::string("unknown option: ") + o);
+    }
+}
+
 TEST_CASE("help text: rdiff's, byte for byte") {
     // Captured from Debian 12's `rdiff --help` (librsync 2.3.2).
     const std::string rdiff_help =
@@ -310,7 +350,9 @@ TEST_CASE("help text: rdelta's lists every option") {
     CHECK(help.find(rdiff_options) != std::string::npos);
     // ...then the extensions.
     for (const char* line : {"  -j, --threads=N           ", "      --progress            ",
-                             "      --no-progress         ", "      --nocache             "}) {
+                             "      --no-progress         ", "      --nocache             ",
+                             "  -z, --gzip[=LEVEL]        ", "  -i, --bzip2[=LEVEL]       ",
+                             "      --zstd[=LEVEL]        "}) {
         CAPTURE(line);
         CHECK(help.find(std::string("\n") + line) != std::string::npos);
     }
