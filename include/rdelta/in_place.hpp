@@ -23,10 +23,14 @@ public:
     virtual result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) = 0;
     /// Set the size (the new file may be shorter or longer than the basis).
     virtual result<void> resize(std::uint64_t size) = 0;
+    /// True when [pos, pos + len) is known to read as zeros without being stored
+    /// (a hole): copying zeros onto a hole then writes nothing, and is not read.
+    virtual bool is_hole(std::uint64_t /*pos*/, std::uint64_t /*len*/) { return false; }
 };
 
 /// Apply `delta` (held whole in memory) to `file` in place, writing only the regions
-/// that change (COPY commands from a block to the same offset write nothing).
+/// that change (COPY commands from a block to the same offset write nothing, nor do
+/// zeros copied or written onto a hole).
 /// Before the first write the whole delta is checked: it must be well formed, every
 /// COPY must lie within the basis and must not read a region an earlier command
 /// overwrote (or that its own write would overwrite first); otherwise nothing is

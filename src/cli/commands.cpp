@@ -203,6 +203,26 @@ int signature_command(const request& req, const invocation& inv) {
     return exit_success;
 }
 
+// A regular file or block device: holes are not read (make_delta_from).
+result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_options options,
+                                compressing_writer& out, progress_meter& meter) {
+    file_basis reader(new_in);
+    return make_delta_from(reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, sink_to(out),
+                           [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); });
+}
+
+// A pipe, or an empty signature, whose delta depends on the input chunking: rdiff
+// reads the new file in chunks of the block length, or -I.
+result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, job_options options, const request& req,
+                                  compressing_writer& out, progress_meter& meter) {
+    auto j = make_delta_job(sig, options);
+    const std::size_t chunk = sig.block_count() > 0 ? std::clamp<std::size_t>(std::size_t{64} * sig.params().block_len, default_chunk, max_chunk)
+                              : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
+                                                    : sig.params().block_len;
+    if (auto done = drive(*j, new_in, sink_to(out), chunk, &meter); !done) return std::move(done).err();
+    return j->stats();
+}
+
 int delta_command(const request& req, const invocation& inv) {
     auto sig_file = input_file::open(file_arg(req, 0));
     if (!sig_file) return report(inv, sig_file.err());
@@ -231,20 +251,17 @@ int delta_command(const request& req, const invocation& inv) {
     auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
     if (!packed) return report(inv, packed.err());
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
-    auto j = make_delta_job(sig, job_options{static_cast<unsigned>(req.threads), req.checksum, req.in_place_safe});
-    // Only a delta against an empty signature depends on the input chunking:
-    // rdiff reads the new file in chunks of the block length, or -I.
-    const std::size_t chunk = sig.block_count() > 0 ? std::clamp<std::size_t>(std::size_t{64} * sig.params().block_len, default_chunk, max_chunk)
-                              : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
-                                                    : sig.params().block_len;
-    auto done = drive(*j, *new_in, sink_to(*packed), chunk, meter.get());
+    const job_options options{static_cast<unsigned>(req.threads), req.checksum, req.in_place_safe};
+    auto made = sig.block_count() > 0 && new_in->regular_size() >= 0
+                    ? delta_of_file(sig, *new_in, options, *packed, *meter)
+                    : delta_of_stream(sig, *new_in, options, req, *packed, *meter);
     meter->finish();
-    stats.line(format_match_stats(j->stats()));
-    if (!done) return report(inv, done.err());
+    if (!made) return report(inv, made.err());
+    stats.line(format_match_stats(*made));
     if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());
-    stats.job_done(j->stats());
-    stats.summary(j->stats().in_bytes);
+    stats.job_done(*made);
+    stats.summary(made->in_bytes);
     return exit_success;
 }
 

@@ -140,12 +140,20 @@ result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> 
     }
 }
 
-bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) {
-    // SEEK_DATA finds the next byte that is not in a hole (ENXIO: none follows).
-    const off_t data = ::lseek(fd_, static_cast<off_t>(pos), SEEK_DATA);
+namespace {
+
+// SEEK_DATA finds the next byte that is not in a hole (ENXIO: none follows).
+bool hole_at(int fd, std::uint64_t pos, std::uint64_t len) {
+    const off_t data = ::lseek(fd, static_cast<off_t>(pos), SEEK_DATA);
     if (data < 0) return errno == ENXIO;
     return static_cast<std::uint64_t>(data) >= pos + len;
 }
+
+}  // namespace
+
+bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) { return hole_at(fd_, pos, len); }
+
+bool in_place_fd::is_hole(std::uint64_t pos, std::uint64_t len) { return hole_at(fd_, pos, len); }
 
 std::optional<std::uint64_t> file_basis::size() const {
     if (size_ < 0) return std::nullopt;

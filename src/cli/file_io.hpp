@@ -112,6 +112,7 @@ public:
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
     result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) override;
     result<void> resize(std::uint64_t size) override;
+    bool is_hole(std::uint64_t pos, std::uint64_t len) override;
 
 private:
     in_place_fd(int fd, std::string name, std::uint64_t size) : fd_(fd), name_(std::move(name)), size_(size) {}

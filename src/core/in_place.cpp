@@ -11,6 +11,7 @@
 #include <rdelta/in_place.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -82,7 +83,14 @@ result<std::uint64_t> check(std::span<const std::uint8_t> delta, in_place_file& 
                 return unsafe(options.delta_name, *c, out);
             if (c->pos != out) dirty.add(out, out + c->len);
             for (std::uint64_t done = 0; sum && done < c->len;) {  // source bytes are still original
-                auto got = file.read(c->pos + done, {buf.data(), static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, c->len - done))});
+                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, c->len - done));
+                if (file.is_hole(c->pos + done, n)) {
+                    std::fill_n(buf.begin(), n, 0);
+                    sum->update(buf.data(), n);
+                    done += n;
+                    continue;
+                }
+                auto got = file.read(c->pos + done, {buf.data(), n});
                 if (!got) return std::move(got).err();
                 if (*got == 0) return fail(errc::input_ended, options.delta_name + ": basis ended while reading");
                 sum->update(buf.data(), *got);
@@ -105,11 +113,39 @@ result<std::uint64_t> check(std::span<const std::uint8_t> delta, in_place_file& 
     return out;
 }
 
+bool all_zero(const std::uint8_t* p, std::size_t n) {
+    return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0);
+}
+
+// Zeros written at `pos`, except over holes: halves are tried until each is a hole
+// or small, so a region that is mostly hole costs a few queries per data extent.
+result<void> write_zeros(in_place_file& file, std::uint64_t pos, std::span<const std::uint8_t> zeros) {
+    constexpr std::size_t small = std::size_t{64} << 10;
+    if (file.is_hole(pos, zeros.size())) return {};
+    if (zeros.size() <= small) return file.write(pos, zeros);
+    const std::size_t half = std::max<std::size_t>(((pos + zeros.size() / 2) & ~std::uint64_t{4095}) - pos, 1);
+    if (auto w = write_zeros(file, pos, zeros.first(half)); !w) return w;
+    return write_zeros(file, pos + half, zeros.subspan(half));
+}
+
+// Write `bytes` at `pos`; zeros leave holes alone (a sparse image stays sparse).
+result<void> write_unless_hole(in_place_file& file, std::uint64_t pos, std::span<const std::uint8_t> bytes) {
+    if (all_zero(bytes.data(), bytes.size())) return write_zeros(file, pos, bytes);
+    return file.write(pos, bytes);
+}
+
 // Copy basis[src, src + len) to [dst, dst + len) front to back; safe when src > dst.
+// Holes in the source are not read.
 result<void> move_forward(in_place_file& file, std::uint64_t src, std::uint64_t dst, std::uint64_t len,
                           std::vector<std::uint8_t>& buf) {
     for (std::uint64_t done = 0; done < len;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), len - done));
+        if (file.is_hole(src + done, n)) {
+            std::fill_n(buf.begin(), n, 0);
+            if (auto w = write_unless_hole(file, dst + done, {buf.data(), n}); !w) return w;
+            done += n;
+            continue;
+        }
         std::size_t got = 0;
         while (got < n) {
             auto r = file.read(src + done + got, {buf.data() + got, n - got});
@@ -156,7 +192,8 @@ result<job_stats> patch_in_place(std::span<const std::uint8_t> delta, in_place_f
         auto c = reader.next();
         if (!c || c->kind == detail::cmd_kind::end) break;
         if (c->kind == detail::cmd_kind::literal) {
-            if (auto w = file.write(out, {c->data, static_cast<std::size_t>(c->len)}); !w) return std::move(w).err();
+            if (auto w = write_unless_hole(file, out, {c->data, static_cast<std::size_t>(c->len)}); !w)
+                return std::move(w).err();
         } else if (c->pos != out) {
             if (auto m = move_forward(file, c->pos, out, c->len, buf); !m) return std::move(m).err();
         }

@@ -174,3 +174,73 @@ TEST_CASE("in-place-safe deltas always apply in place, whatever the edits and th
         CHECK(*rebuilt == *target);
     }
 }
+
+namespace {
+
+// A memory file that knows which 4 KiB pages are stored; the others are holes.
+class sparse_file final : public in_place_file {
+public:
+    sparse_file(test::bytes content, std::uint64_t hole_from, std::uint64_t hole_to)
+        : bytes_(std::move(content)), stored_((bytes_.size() + page - 1) / page, true) {
+        for (std::uint64_t p = hole_from / page; p < hole_to / page; ++p) stored_[p] = false;
+    }
+    std::uint64_t size() const override { return bytes_.size(); }
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
+        if (pos >= bytes_.size()) return std::size_t{0};
+        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
+        for (std::uint64_t p = pos / page; p < (pos + n + page - 1) / page; ++p) holes_read += !stored_[p];
+        std::memcpy(out.data(), bytes_.data() + pos, n);
+        return n;
+    }
+    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
+        if (pos + b.size() > bytes_.size()) (void)resize(pos + b.size());
+        std::memcpy(bytes_.data() + pos, b.data(), b.size());
+        for (std::uint64_t p = pos / page; p < (pos + b.size() + page - 1) / page; ++p) stored_[p] = true;
+        written += b.size();
+        return {};
+    }
+    result<void> resize(std::uint64_t size) override {
+        bytes_.resize(size);
+        stored_.resize((size + page - 1) / page, false);
+        return {};
+    }
+    bool is_hole(std::uint64_t pos, std::uint64_t len) override {
+        for (std::uint64_t p = pos / page; p < (pos + len + page - 1) / page; ++p)
+            if (p < stored_.size() && stored_[p]) return false;
+        return true;
+    }
+    static constexpr std::uint64_t page = 4096;
+    test::bytes bytes_;
+    std::vector<bool> stored_;
+    std::size_t written = 0, holes_read = 0;
+};
+
+}  // namespace
+
+TEST_CASE("in place: zeros copied or written onto holes are not written, holes are not read") {
+    // Bytes inserted at the front: an in-place-safe delta can only use later blocks,
+    // so the data becomes literals and the zero run is copied from other zero blocks.
+    test::bytes basis = test::random_bytes(64 << 10, 81);
+    basis.resize(basis.size() + (1 << 20), 0);
+    const auto tail = test::random_bytes(64 << 10, 82);
+    basis.insert(basis.end(), tail.begin(), tail.end());
+    test::bytes next = basis;
+    next.insert(next.begin(), {'a', 'b', 'c'});
+    for (bool checksum : {false, true}) {
+        auto sig_bytes = make_signature(basis, {0x72730147, 4096, 32});
+        REQUIRE(sig_bytes.ok());
+        auto sig = load_signature(*sig_bytes);
+        REQUIRE(sig.ok());
+        REQUIRE(sig->build_index(true).ok());
+        auto delta = make_delta(*sig, next, 0, job_options{1, checksum, true});
+        REQUIRE(delta.ok());
+        sparse_file file(basis, 64 << 10, (64 << 10) + (1 << 20));
+        auto done = patch_in_place(*delta, file, {});
+        REQUIRE(done.ok());
+        CHECK(file.bytes_ == next);
+        CHECK(done->checksum_verified == checksum);
+        CHECK(file.written < (200u << 10));  // the data around the zeros, not the zeros
+        CHECK(file.holes_read == 0);
+        CHECK(file.is_hole(256 << 10, 512 << 10));
+    }
+}

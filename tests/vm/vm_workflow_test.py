@@ -109,6 +109,8 @@ def main():
         r, t_inplace = run([rdelta, "--in-place", "--verify", "patch", "inplace.img", "safe.delta"])
         check(r.returncode == 0 and b"verified" in r.stderr, f"patch --in-place failed: {r.stderr!r}")
         check(same_sparse("inplace.img", "new.img", regions), "in-place result differs from the new image")
+        check(disk_usage("inplace.img") < disk_usage("new.img") + (64 << 20),
+              f"in-place patch filled holes: {disk_usage('inplace.img')} bytes on disk")
         print(f"in place: delta --in-place-safe {t_safe:.2f} s, patch --in-place {t_inplace:.2f} s")
         os.remove("inplace.img")
 
@@ -160,6 +162,27 @@ def main():
             subprocess.run([args.rdiff, "signature", "mid.img", "mid.rdiff.sig"], check=True)
             check(filecmp.cmp("mid.rdelta.sig", "mid.rdiff.sig", shallow=False),
                   "signature of a sparse file differs from rdiff's")
+            # Deltas of sparse new files (holes not read) equal rdiff's: against a basis
+            # with zero blocks (zero windows match) and one without (zeros become literals),
+            # with holes at the start, in the middle and at the end.
+            make_sparse("mid2.img", (256 << 20) + 777, [(3 << 20, 1 << 20), (100 << 20, 1 << 20),
+                                                        ((100 << 20) + 12345, 4096)], rng)
+            with open("mid.img", "rb") as src, open("mid2.img", "r+b") as dst:
+                dst.seek(100 << 20)
+                src.seek(100 << 20)
+                dst.write(src.read(512 << 10))
+            make_sparse("dense-small.img", 8 << 20, [(0, 8 << 20)], rng)
+            for basis in ("mid.img", "dense-small.img"):
+                for opts in ([], ["-H", "md4", "-R", "rollsum", "-b", "4096"]):
+                    subprocess.run([args.rdiff, "-f", *opts, "signature", basis, "b.sig"], check=True)
+                    r1, t_ours = run([rdelta, "delta", "b.sig", "mid2.img", "mid2.rdelta.delta"])
+                    r2, t_rdiff = run([args.rdiff, "delta", "b.sig", "mid2.img", "mid2.rdiff.delta"])
+                    check(r1.returncode == 0 and r2.returncode == 0 and
+                          filecmp.cmp("mid2.rdelta.delta", "mid2.rdiff.delta", shallow=False),
+                          f"delta of a sparse file against {basis} {opts} differs from rdiff's")
+                    print(f"sparse 256 MiB delta against {basis} {' '.join(opts)}: rdelta {t_ours:.2f} s, "
+                          f"rdiff {t_rdiff:.2f} s, delta {os.path.getsize('mid2.rdiff.delta')} bytes")
+                    os.remove("mid2.rdelta.delta"), os.remove("mid2.rdiff.delta")
 
         # --nocache leaves (almost) nothing of the input in the page cache.
         if shutil.which("fincore"):
