@@ -40,6 +40,16 @@ std::string file_arg(const request& req, std::size_t i) {
     return i < req.files.size() ? req.files[i] : "-";
 }
 
+// Bytes this process has read with read() and pread() (/proc/self/io "rchar").
+std::int64_t bytes_read() {
+    std::FILE* f = std::fopen("/proc/self/io", "r");
+    if (!f) return 0;
+    long long rchar = 0;
+    if (std::fscanf(f, "rchar: %lld", &rchar) != 1) rchar = 0;
+    std::fclose(f);
+    return rchar;
+}
+
 double now_seconds() {
     timeval tv{};
     gettimeofday(&tv, nullptr);
@@ -57,15 +67,16 @@ public:
     void line(const std::string& text) const {
         if (enabled_) std::fprintf(stderr, "librsync: %s\n", text.c_str());
     }
-    // rdelta's own summary: elapsed time, throughput and peak memory.
+    // rdelta's own summary: elapsed time, throughput, peak memory, and the bytes
+    // really read from files (holes of sparse inputs are not read).
     void summary(std::int64_t bytes_in) const {
         if (!enabled_ || inv_.as_rdiff) return;
         const double secs = now_seconds() - start_precise_;
         rusage ru{};
         getrusage(RUSAGE_SELF, &ru);
-        std::fprintf(stderr, "%s: elapsed %.3f s, %.1f MB/s in, peak memory %.1f MiB\n", inv_.prog.c_str(), secs,
-                     secs > 0 ? static_cast<double>(bytes_in) / 1e6 / secs : 0.0,
-                     static_cast<double>(ru.ru_maxrss) / 1024.0);
+        std::fprintf(stderr, "%s: elapsed %.3f s, %.1f MB/s in, peak memory %.1f MiB, read %.1f MiB\n",
+                     inv_.prog.c_str(), secs, secs > 0 ? static_cast<double>(bytes_in) / 1e6 / secs : 0.0,
+                     static_cast<double>(ru.ru_maxrss) / 1024.0, static_cast<double>(bytes_read()) / 1048576.0);
     }
 
 private:

@@ -9,6 +9,7 @@ import argparse
 import filecmp
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -88,8 +89,12 @@ def main():
 
         r, t_sig = run([rdelta, "signature", "old.img", "old.sig"])
         check(r.returncode == 0, f"signature failed: {r.stderr!r}")
-        r, t_delta = run([rdelta, "--checksum", "delta", "old.sig", "new.img", "new.delta"])
+        r, t_delta = run([rdelta, "-s", "--checksum", "delta", "old.sig", "new.img", "new.delta"])
         check(r.returncode == 0, f"delta failed: {r.stderr!r}")
+        # Holes are not read: the bytes read are about the data, not the 16 GiB.
+        m = re.search(rb"read (\d+\.\d) MiB", r.stderr)
+        read_mib = float(m.group(1)) if m else -1.0
+        check(0 < read_mib < 1024, f"delta read {read_mib} MiB of a sparse image with ~50 MiB of data")
         r, t_patch = run([rdelta, "--verify", "patch", "old.img", "new.delta", "out.img"])
         check(r.returncode == 0 and b"verified" in r.stderr, f"patch --verify failed: {r.stderr!r}")
         regions = data + changes
@@ -97,7 +102,7 @@ def main():
         check(disk_usage("out.img") < disk_usage("new.img") + (64 << 20),
               f"patched image is not sparse: {disk_usage('out.img')} bytes on disk")
         print(f"{args.size_gib} GiB sparse image: signature {t_sig:.2f} s, delta {t_delta:.2f} s, "
-              f"patch {t_patch:.2f} s; du new {disk_usage('new.img') >> 20} MiB, "
+              f"patch {t_patch:.2f} s; delta read {read_mib} MiB; du new {disk_usage('new.img') >> 20} MiB, "
               f"patched {disk_usage('out.img') >> 20} MiB; delta {os.path.getsize('new.delta')} bytes")
 
         # In place: a delta made --in-place-safe updates the image itself, writing
