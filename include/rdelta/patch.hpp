@@ -6,6 +6,7 @@
 #include <rdelta/job.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -44,7 +45,17 @@ struct patch_options {
     std::string delta_name = "delta";  ///< used in error messages ("delta.bin: ...")
     std::uint64_t max_output = UINT64_MAX;  ///< fail with mem_error beyond this many bytes
     bool require_checksum = false;  ///< fail (corrupt) when the delta has no checksum trailer
+    /// When set, the job does not hash its output (hashing is a large part of a
+    /// patch's time): a checksum trailer found after END is handed over instead,
+    /// for the caller to check what it wrote with verify_trailer().
+    std::function<void(std::span<const std::uint8_t>)> take_trailer;
 };
+
+/// Check an output of `size` bytes, read back through `output` (holes are not
+/// read; bytes past its end read as zeros), against a checksum trailer handed over
+/// by patch_options::take_trailer. A mismatch is corrupt, with the patch job's message.
+result<void> verify_trailer(std::span<const std::uint8_t> trailer, basis_reader& output, std::uint64_t size,
+                            const std::string& delta_name);
 
 /// A job that reads a delta and writes the new file; COPY commands read `basis`
 /// (which must outlive the job). Accepts every encoding rdiff 2.3.2 accepts and

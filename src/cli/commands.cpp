@@ -334,11 +334,21 @@ int patch_command(const request& req, const invocation& inv) {
     options.delta_name = delta_in->name();
     options.require_checksum = req.verify;
     if (req.max_output > 0) options.max_output = static_cast<std::uint64_t>(req.max_output);
+    // A file output is checked against a checksum trailer by reading it back, so a
+    // delta without one costs no hashing.
+    std::vector<std::uint8_t> trailer;
+    if (out->can_read_back())
+        options.take_trailer = [&](std::span<const std::uint8_t> t) { trailer.assign(t.begin(), t.end()); };
     auto j = make_patch_job(basis, options);
     auto done = drive(*j, *delta_in, sink_to(*out), default_chunk, meter.get(), true);
     meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
     if (!done) return report(inv, done.err());
+    if (!trailer.empty()) {
+        written_output written(*out);
+        auto checked = verify_trailer(trailer, written, static_cast<std::uint64_t>(j->stats().out_bytes), options.delta_name);
+        if (!checked) return report(inv, checked.err());
+    }
     if (auto committed = out->commit(); !committed) return report(inv, committed.err());
     if (req.verify)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",

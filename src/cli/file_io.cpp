@@ -275,6 +275,16 @@ void output_file::drop_written_pages(bool final) {
     }
 }
 
+result<std::size_t> output_file::read_back(std::uint64_t pos, std::span<std::uint8_t> out) const {
+    for (;;) {
+        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
+        if (r >= 0) return static_cast<std::size_t>(r);
+        if (errno != EINTR) return io_fail(name_, "cannot read back the output", errno);
+    }
+}
+
+bool output_file::hole_in_written(std::uint64_t pos, std::uint64_t len) const { return hole_at(fd_, pos, len); }
+
 result<void> output_file::commit() {
     if (temp_.empty()) return {};
     // A file that ends in a hole needs its length set explicitly.

@@ -87,6 +87,11 @@ public:
     /// Push written data out of the page cache as it goes (--nocache).
     void set_nocache(bool on) noexcept { nocache_ = on && !temp_.empty(); }
     const std::string& name() const noexcept { return name_; }
+    /// Whether what was written can be read back before commit() (a regular file).
+    bool can_read_back() const noexcept { return !temp_.empty(); }
+    /// Read back what was written (can_read_back() only), as a basis_reader does.
+    result<std::size_t> read_back(std::uint64_t pos, std::span<std::uint8_t> out) const;
+    bool hole_in_written(std::uint64_t pos, std::uint64_t len) const;
 
 private:
     output_file(int fd, std::string path, std::string temp) : fd_(fd), path_(std::move(path)), temp_(std::move(temp)) {
@@ -100,6 +105,17 @@ private:
     std::uint64_t pos_ = 0;          // bytes of output so far (holes included)
     std::uint64_t dropped_to_ = 0;   // --nocache: pages before this were dropped
     bool sparse_ = false, nocache_ = false;
+};
+
+/// An output being written, read back before it is committed (to check it).
+class written_output final : public basis_reader {
+public:
+    explicit written_output(const output_file& out) : out_(out) {}
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override { return out_.read_back(pos, out); }
+    bool is_hole(std::uint64_t pos, std::uint64_t len) override { return out_.hole_in_written(pos, len); }
+
+private:
+    const output_file& out_;
 };
 
 /// A file opened for reading and writing, patched in place.

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace rdelta::detail {
 
@@ -44,6 +45,12 @@ private:
     XXH3_state_t* state_;
     std::uint64_t length_ = 0;
 };
+
+/// The message for an output that does not match `trailer` (its length or hash).
+inline std::string trailer_mismatch(std::uint64_t output_len, const std::uint8_t* trailer) {
+    return "the patched output (" + std::to_string(output_len) + " bytes) does not match the delta's checksum trailer (" +
+           std::to_string(get_be(trailer + 4, 8)) + " bytes, XXH3-128): wrong basis or damaged delta";
+}
 
 /// True when the bytes after END start with a trailer tag.
 inline bool is_trailer(const std::uint8_t* p, std::size_t n) noexcept {

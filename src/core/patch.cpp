@@ -36,7 +36,7 @@ public:
         if (failed_) return *failed_;
         const std::uint8_t* out_before = io.next_out;
         auto status = run(io);
-        sum_.update(out_before, static_cast<std::size_t>(io.next_out - out_before));
+        if (!options_.take_trailer) sum_.update(out_before, static_cast<std::size_t>(io.next_out - out_before));
         if (status && *status == job_status::done) status = check_trailer();
         if (!status) failed_ = status.err();
         return status;
@@ -210,7 +210,7 @@ private:
             }
             const std::size_t room = output_room(io, remaining_);
             if (room == 0) return false;
-            auto got = basis_.read(copy_pos_, {io.next_out, room});
+            auto got = read_basis(io.next_out, room);
             if (!got) return got.err();  // the reader names the basis itself
             if (*got == 0) return past_end();
             io.next_out += *got, io.avail_out -= *got;
@@ -219,6 +219,16 @@ private:
         }
         state_ = state::command;
         return true;
+    }
+
+    // A hole of the basis (within its size) is not read: it is zeros.
+    result<std::size_t> read_basis(std::uint8_t* out, std::size_t n) {
+        const auto size = basis_.size();
+        if (size && copy_pos_ < *size && n <= *size - copy_pos_ && basis_.is_hole(copy_pos_, n)) {
+            std::memset(out, 0, n);
+            return n;
+        }
+        return basis_.read(copy_pos_, {out, n});
     }
 
     error past_end() const {
@@ -250,16 +260,17 @@ private:
             if (options_.require_checksum) return error_at(errc::corrupt, "has no checksum trailer to verify");
             return job_status::done;
         }
+        const auto out_len = static_cast<std::uint64_t>(stats_.out_bytes);
+        if (options_.take_trailer) {  // the caller hashes what it wrote
+            if (detail::get_be(after_end_.data() + 4, 8) != out_len)
+                return error_at(errc::corrupt, detail::trailer_mismatch(out_len, after_end_.data()).c_str());
+            options_.take_trailer({after_end_.data(), detail::trailer_size});
+            return job_status::done;
+        }
         std::uint8_t expected[detail::trailer_size];
         sum_.write_trailer(expected);
-        if (std::memcmp(expected, after_end_.data(), detail::trailer_size) != 0) {
-            char text[200];
-            std::snprintf(text, sizeof text,
-                          "the patched output (%" PRIu64 " bytes) does not match the delta's checksum trailer (%" PRIu64
-                          " bytes, XXH3-128): wrong basis or damaged delta",
-                          sum_.length(), detail::get_be(after_end_.data() + 4, 8));
-            return error_at(errc::corrupt, text);
-        }
+        if (std::memcmp(expected, after_end_.data(), detail::trailer_size) != 0)
+            return error_at(errc::corrupt, detail::trailer_mismatch(sum_.length(), after_end_.data()).c_str());
         stats_.checksum_verified = true;
         return job_status::done;
     }

@@ -181,3 +181,125 @@ TEST_CASE("require_checksum refuses a delta without a trailer") {
     REQUIRE(!st.ok());
     CHECK(st.err().code == errc::corrupt);
 }
+
+namespace {
+
+// Patch with take_trailer set: the output and the trailer handed over (if any).
+result<test::bytes> patch_taking_trailer(const test::bytes& basis_bytes, const test::bytes& delta, test::bytes& trailer) {
+    memory_basis reader(basis_bytes);
+    patch_options opts;
+    opts.take_trailer = [&](std::span<const std::uint8_t> t) { trailer.assign(t.begin(), t.end()); };
+    auto j = make_patch_job(reader, opts);
+    test::bytes out(1 << 16);
+    buffers io{delta.data(), delta.size(), true, out.data(), out.size()};
+    auto st = j->iterate(io);
+    if (!st) return std::move(st).err();
+    REQUIRE(*st == job_status::done);
+    out.resize(out.size() - io.avail_out);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("take_trailer: the caller checks its output with verify_trailer") {
+    const auto basis_bytes = test::random_bytes(9000, 43);
+    auto next = basis_bytes;
+    next.resize(next.size() + 3000, 0);  // ends in zeros, as a sparse file's final hole
+    next[77] ^= 0x5a;
+    auto sig_bytes = make_signature(basis_bytes, {0x72730147, 512, 32});
+    REQUIRE(sig_bytes.ok());
+    auto sig = load_signature(*sig_bytes);
+    REQUIRE(sig.ok());
+    REQUIRE(sig->build_index().ok());
+    auto checked = make_delta(*sig, next, 0, job_options{1, true});
+    REQUIRE(checked.ok());
+
+    test::bytes trailer;
+    auto out = patch_taking_trailer(basis_bytes, *checked, trailer);
+    REQUIRE(out.ok());
+    CHECK(*out == next);
+    REQUIRE(trailer.size() == 28);
+    CHECK(std::equal(trailer.begin(), trailer.end(), checked->end() - 28));
+    memory_basis written(*out);
+    CHECK(verify_trailer(trailer, written, out->size(), "d").ok());
+    // An output whose final zeros are not written yet reads as zeros past its end.
+    test::bytes shorter(out->begin(), out->end() - 3000);
+    memory_basis short_reader(shorter);
+    CHECK(verify_trailer(trailer, short_reader, out->size(), "d").ok());
+    // Another output: corrupt, with the patch job's message.
+    auto wrong = *out;
+    wrong[5000] ^= 1;
+    memory_basis wrong_reader(wrong);
+    auto bad = verify_trailer(trailer, wrong_reader, wrong.size(), "d");
+    REQUIRE(!bad.ok());
+    CHECK(bad.err().code == errc::corrupt);
+    CHECK(bad.err().message.find("d: the patched output (12000 bytes) does not match") == 0);
+
+    // A length that differs is caught by the job itself; no trailer: nothing handed over.
+    auto other_len = *checked;
+    other_len[other_len.size() - 17] ^= 1;  // last byte of the length field
+    trailer.clear();
+    auto wrong_len = patch_taking_trailer(basis_bytes, other_len, trailer);
+    REQUIRE(!wrong_len.ok());
+    CHECK(wrong_len.err().code == errc::corrupt);
+    auto plain = make_delta(*sig, next);
+    REQUIRE(plain.ok());
+    trailer.clear();
+    CHECK(patch_taking_trailer(basis_bytes, *plain, trailer).ok());
+    CHECK(trailer.empty());
+}
+
+namespace {
+
+// A basis whose [hole_from, hole_to) is a hole (zeros); any range past its end is
+// "a hole" too, as SEEK_DATA reports. Counts bytes read inside the hole.
+class holey_basis final : public basis_reader {
+public:
+    holey_basis(const test::bytes& b, std::uint64_t from, std::uint64_t to) : bytes_(b), from_(from), to_(to) {}
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
+        if (pos >= bytes_.size()) return std::size_t{0};
+        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
+        if (pos < to_ && pos + n > from_) hole_reads += n;
+        std::copy_n(bytes_.begin() + static_cast<std::ptrdiff_t>(pos), n, out.begin());
+        return n;
+    }
+    std::optional<std::uint64_t> size() const override { return bytes_.size(); }
+    bool is_hole(std::uint64_t pos, std::uint64_t len) override {
+        return pos >= bytes_.size() || (pos >= from_ && pos + len <= to_);
+    }
+    std::size_t hole_reads = 0;
+
+private:
+    const test::bytes& bytes_;
+    std::uint64_t from_, to_;
+};
+
+}  // namespace
+
+TEST_CASE("COPY from a hole of the basis does not read it; past the end is still an error") {
+    test::bytes basis_bytes = test::random_bytes(4096 + 65536 + 4096, 44);
+    std::fill_n(basis_bytes.begin() + 4096, 65536, 0);
+    // COPY 1000 bytes at 2000 (data, runs into nothing), COPY 60000 at 5000 (hole), COPY 100 at 70000 (data).
+    const auto delta = test::from_hex("72730236 4a 07d0 03e8 4a 1388 ea60 4d 00011170 64 00");
+    holey_basis reader(basis_bytes, 4096, 4096 + 65536);
+    auto j = make_patch_job(reader, {});
+    test::bytes out(1 << 17);
+    buffers io{delta.data(), delta.size(), true, out.data(), out.size()};
+    auto st = j->iterate(io);
+    REQUIRE(st.ok());
+    out.resize(out.size() - io.avail_out);
+    test::bytes expected(basis_bytes.begin() + 2000, basis_bytes.begin() + 3000);
+    expected.resize(expected.size() + 60000, 0);
+    expected.insert(expected.end(), basis_bytes.begin() + 70000, basis_bytes.begin() + 70100);
+    CHECK(out == expected);
+    CHECK(reader.hole_reads == 0);
+
+    const auto past_end = test::from_hex("72730236 4e 00011170 2000 00");  // 8192 bytes from 70000: 3632 missing
+    holey_basis reader2(basis_bytes, 4096, 4096 + 65536);
+    auto j2 = make_patch_job(reader2, {});
+    test::bytes out2(1 << 16);
+    buffers io2{past_end.data(), past_end.size(), true, out2.data(), out2.size()};
+    auto st2 = j2->iterate(io2);
+    REQUIRE(!st2.ok());
+    CHECK(st2.err().code == errc::input_ended);
+}
