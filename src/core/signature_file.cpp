@@ -53,6 +53,12 @@ result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t l
         if (*n == 0) return fail(errc::io_error, "the basis became shorter while it was read");
         got += *n;
     }
+    if (len % params.block_len == 0 && len > 0 && w.data[0] == 0 && std::memcmp(w.data.get(), w.data.get() + 1, len - 1) == 0) {
+        // Written zeros (a dense image's free space): no hashing either.
+        for (std::size_t i = 0; i < len / params.block_len; ++i)
+            std::memcpy(records + i * rec, zero_record.data(), rec);
+        return {};
+    }
     const sig_format format = params.format();
     const std::size_t bl = params.block_len;
     const std::size_t full = len / bl, blocks = (len + bl - 1) / bl;

@@ -15,6 +15,7 @@
 #include <rdelta/job.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 
 namespace rdelta::detail {
@@ -77,8 +78,7 @@ public:
             weak_state w;
             w.init(zeros, block_len_);
             zero_key_ = weak_key<Kind>(w.digest());
-            strong_sum(strong_, zeros, block_len_, zero_digest_);
-            ++stats_.strong_calcs;
+            zero_digest_of(zeros);
             zero_sums_ = true;
         }
         const std::uint64_t min_block = in_place_safe_ ? (base_ + pos + block_len_ - 1) / block_len_ : 0;
@@ -131,8 +131,25 @@ private:
         return block;
     }
 
+    // The strong sum of a block of zeros, computed once from `zeros`.
+    const std::uint8_t* zero_digest_of(const std::uint8_t* zeros) {
+        if (!zero_digest_ready_) {
+            strong_sum(strong_, zeros, block_len_, zero_digest_);
+            ++stats_.strong_calcs;
+            zero_digest_ready_ = true;
+        }
+        return zero_digest_;
+    }
+
+    static bool all_zero(const std::uint8_t* p, std::size_t n) noexcept {
+        return p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0;
+    }
+
     const std::uint8_t* strong_of(const std::uint8_t* window, std::size_t len, std::size_t ahead) {
         const std::size_t bl = block_len_;
+        // Zero windows (unwritten disk space) are common and need no hashing; any
+        // other window fails this test at its first non-zero byte.
+        if (len == bl && all_zero(window, len)) return zero_digest_of(window);
         if (len == bl && cached_ > 0 && window >= cache_start_) {
             const auto offset = static_cast<std::size_t>(window - cache_start_);
             if (offset % bl == 0 && offset / bl < cached_) return cache_ + offset / bl * digest_stride;
@@ -161,7 +178,8 @@ private:
     const std::uint8_t* cache_start_ = nullptr;  // first window hashed ahead
     std::size_t cached_ = 0;                     // windows hashed ahead
     std::uint8_t cache_[batch_windows * digest_stride];
-    bool zero_sums_ = false;  // zero_key_ and zero_digest_ are computed
+    bool zero_sums_ = false;  // zero_key_ is computed
+    bool zero_digest_ready_ = false;
     std::uint32_t zero_key_ = 0;
     std::uint8_t zero_digest_[digest_stride];
 };

@@ -1,9 +1,12 @@
 // test_signature.cpp - signature bytes, loading, and the loader's error order.
 #include "test_helpers.hpp"
 
+#include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
 
 using namespace rdelta;
 
@@ -127,4 +130,52 @@ TEST_CASE("loader accepts strong length 0 (full digest) and ignores 1-3 trailing
     REQUIRE(trailing.ok());
     CHECK(trailing->block_count() == 1);
     CHECK(trailing->weak_sum(0) == 0x11223344u);
+}
+
+namespace {
+
+// A file in memory; [hole_from, hole_to) is reported as a hole (and holds zeros).
+class file_with_hole final : public basis_reader {
+public:
+    file_with_hole(const test::bytes& b, std::uint64_t from, std::uint64_t to) : bytes_(b), from_(from), to_(to) {}
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
+        if (pos >= bytes_.size()) return std::size_t{0};
+        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
+        std::copy_n(bytes_.begin() + static_cast<std::ptrdiff_t>(pos), n, out.begin());
+        return n;
+    }
+    bool is_hole(std::uint64_t pos, std::uint64_t len) override { return pos >= from_ && pos + len <= to_; }
+
+private:
+    const test::bytes& bytes_;
+    std::uint64_t from_, to_;
+};
+
+}  // namespace
+
+TEST_CASE("make_signature_from: holes and written zeros give the job's signature") {
+    // Data, 3 MiB of zeros reported as a hole, 2 MiB of written zeros, data.
+    constexpr std::size_t mib = 1 << 20;
+    test::bytes basis = test::random_bytes(8 * mib + 12345, 71);
+    std::fill_n(basis.begin() + static_cast<std::ptrdiff_t>(mib), 5 * mib, 0);
+    for (std::uint32_t m : {0x72730136u, 0x72730147u}) {
+        for (std::uint32_t block : {512u, 4096u, 100000u}) {
+            for (unsigned threads : {1u, 2u}) {
+                CAPTURE(m);
+                CAPTURE(block);
+                CAPTURE(threads);
+                auto expected = make_signature(basis, {m, block, 16});
+                REQUIRE(expected.ok());
+                file_with_hole file(basis, mib, 4 * mib);
+                test::bytes out;
+                auto made = make_signature_from(file, basis.size(), {m, block, 16}, job_options{threads},
+                                                [&](std::span<const std::uint8_t> b) -> result<void> {
+                                                    out.insert(out.end(), b.begin(), b.end());
+                                                    return {};
+                                                });
+                REQUIRE(made.ok());
+                CHECK(out == *expected);
+            }
+        }
+    }
 }
