@@ -133,6 +133,8 @@ result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> 
     for (;;) {
         const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
         if (r > 0 && nocache_) drop_behind(pos + static_cast<std::uint64_t>(r));
+        if (r == 0 && size_ >= 0 && pos < static_cast<std::uint64_t>(size_) && !out.empty())
+            return fail(errc::io_error, name_ + ": the file became shorter while it was read");
         if (r >= 0) return static_cast<std::size_t>(r);
         if (errno == EINTR) continue;
         if (errno == ESPIPE) return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");
