@@ -3,8 +3,10 @@
 
 #include <rdelta/delta.hpp>
 #include <rdelta/error.hpp>
+#include <rdelta/file.hpp>
 #include <rdelta/format.hpp>
 #include <rdelta/in_place.hpp>
+#include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>

@@ -5,7 +5,7 @@
 
 #include "compression.hpp"
 #include "exit_codes.hpp"
-#include "file_io.hpp"
+#include <rdelta/file.hpp>
 #include "progress.hpp"
 #include "stats_format.hpp"
 

@@ -8,7 +8,7 @@
 // by throwing; this is the edge where those become error values.
 #pragma once
 
-#include "byte_stream.hpp"
+#include <rdelta/io.hpp>
 
 #include <cstddef>
 #include <cstdint>

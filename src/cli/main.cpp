@@ -1,6 +1,6 @@
 // main.cpp - rdelta's entry point: parse, run, map errors to rdiff's exit codes.
 #include "commands.hpp"
-#include "file_io.hpp"
+#include <rdelta/file.hpp>
 #include "options.hpp"
 
 #include <cstdio>
@@ -29,6 +29,6 @@ int main(int argc, char** argv) {
     if (req.show_help) return std::fputs(help_text(inv.as_rdiff).c_str(), stdout), 0;
     if (req.show_version) return std::fputs(version_text(inv.as_rdiff).c_str(), stdout), 0;
 
-    install_cleanup_handlers();
+    rdelta::install_cleanup_handlers();
     return run_command(req, inv);
 }

@@ -1,5 +1,6 @@
-// byte_stream.hpp - what the CLI's commands read from and write to: a file, or a
-// (de)compressor in front of one. The jobs never see the difference.
+// rdelta/io.hpp - sequential byte sources and sinks that jobs are driven between:
+// a file, standard input or output, or a (de)compressor in front of one.
+// Stability: unstable until 1.0.
 #pragma once
 
 #include <rdelta/error.hpp>
@@ -10,7 +11,7 @@
 #include <span>
 #include <string>
 
-namespace rdelta::cli {
+namespace rdelta {
 
 /// A sequential input: a file, standard input, or a decompressor reading one.
 class byte_source {
@@ -27,4 +28,4 @@ public:
 /// Receives output bytes in order; an error stops the command.
 using byte_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
 
-}  // namespace rdelta::cli
+}  // namespace rdelta

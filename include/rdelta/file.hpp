@@ -1,11 +1,12 @@
-// file_io.hpp - the CLI's files: inputs read in full chunks, a seekable basis, and
-// outputs written to a temporary file that is renamed into place only on success.
+// rdelta/file.hpp - the POSIX file layer: inputs read in full chunks (holes found
+// with SEEK_DATA), a random-access basis, outputs published safely (a temporary
+// file renamed into place only on success), and a file patched in place.
+// Stability: unstable until 1.0.
 #pragma once
-
-#include "byte_stream.hpp"
 
 #include <rdelta/error.hpp>
 #include <rdelta/in_place.hpp>
+#include <rdelta/io.hpp>
 #include <rdelta/patch.hpp>
 
 #include <atomic>
@@ -14,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace rdelta::cli {
+namespace rdelta {
 
 /// "-" names the standard stream (the command maps a missing name to "-").
 inline bool is_std_stream(const std::string& path) { return path == "-"; }
@@ -144,4 +145,4 @@ result<std::vector<std::uint8_t>> read_whole(byte_source& in);
 /// Remove pending temporary files when SIGINT, SIGTERM, SIGHUP or SIGPIPE arrives.
 void install_cleanup_handlers();
 
-}  // namespace rdelta::cli
+}  // namespace rdelta

@@ -1,0 +1,80 @@
+// in_place_fd.cpp - a regular file opened for reading and writing, patched in place.
+#include "posix_util.hpp"
+
+#include <rdelta/file.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rdelta {
+
+using io_detail::io_fail;
+
+bool in_place_fd::is_hole(std::uint64_t pos, std::uint64_t len) { return io_detail::hole_at(fd_, pos, len); }
+
+result<in_place_fd> in_place_fd::open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return io_fail(path, "cannot open for reading and writing", errno);
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return fail(errc::io_error, path + ": --in-place needs a regular file");
+    }
+    return in_place_fd(fd, path, static_cast<std::uint64_t>(st.st_size));
+}
+
+in_place_fd::in_place_fd(in_place_fd&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), size_(other.size_) {}
+
+in_place_fd::~in_place_fd() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+result<std::size_t> in_place_fd::read(std::uint64_t pos, std::span<std::uint8_t> out) {
+    for (;;) {
+        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
+        if (r >= 0) return static_cast<std::size_t>(r);
+        if (errno != EINTR) return io_fail(name_, "read failed", errno);
+    }
+}
+
+result<void> in_place_fd::write(std::uint64_t pos, std::span<const std::uint8_t> bytes) {
+    while (!bytes.empty()) {
+        const ssize_t w = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(pos));
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return io_fail(name_, "write failed", errno);
+        }
+        bytes = bytes.subspan(static_cast<std::size_t>(w));
+        pos += static_cast<std::uint64_t>(w);
+    }
+    return {};
+}
+
+result<void> in_place_fd::resize(std::uint64_t size) {
+    if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) return io_fail(name_, "cannot set the length", errno);
+    size_ = size;
+    return {};
+}
+
+result<std::vector<std::uint8_t>> read_whole(byte_source& in) {
+    std::vector<std::uint8_t> bytes;
+    if (in.size_hint() > 0) bytes.reserve(static_cast<std::size_t>(in.size_hint()));
+    std::uint8_t buf[1 << 16];
+    for (;;) {
+        auto got = in.read_full(buf, sizeof buf);
+        if (!got) return std::move(got).err();
+        bytes.insert(bytes.end(), buf, buf + *got);
+        if (*got < sizeof buf) return bytes;
+    }
+}
+
+}  // namespace rdelta

@@ -1,0 +1,130 @@
+// input_file.cpp - inputs read sequentially, and a basis read at random (pread).
+#include "posix_util.hpp"
+
+#include <rdelta/file.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rdelta {
+
+using io_detail::io_fail;
+
+namespace io_detail {
+
+std::int64_t random_access_size(int fd, const struct stat& st) {
+    if (S_ISREG(st.st_mode)) return st.st_size;
+    std::uint64_t bytes = 0;
+    if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &bytes) == 0) return static_cast<std::int64_t>(bytes);
+    return -1;
+}
+
+// SEEK_DATA finds the next byte that is not in a hole (ENXIO: none follows).
+bool hole_at(int fd, std::uint64_t pos, std::uint64_t len) {
+    const off_t data = ::lseek(fd, static_cast<off_t>(pos), SEEK_DATA);
+    if (data < 0) return errno == ENXIO;
+    return static_cast<std::uint64_t>(data) >= pos + len;
+}
+
+}  // namespace io_detail
+
+result<input_file> input_file::open(const std::string& path) {
+    if (is_std_stream(path)) {
+        struct stat st {};
+        if (fstat(0, &st) != 0) return io_fail("standard input", "cannot stat", errno);
+        return input_file(0, "standard input", io_detail::random_access_size(0, st));
+    }
+    if (path.empty()) return fail(errc::io_error, "\"\": cannot open: No such file or directory");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_fail(path, "cannot open for reading", errno);
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return io_fail(path, "cannot stat", err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        return io_fail(path, "cannot read", EISDIR);
+    }
+    return input_file(fd, path, io_detail::random_access_size(fd, st));
+}
+
+input_file::input_file(input_file&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), regular_size_(other.regular_size_) {}
+
+input_file::~input_file() {
+    if (nocache_ && fd_ >= 0) posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
+    if (fd_ > 2) ::close(fd_);
+}
+
+result<std::size_t> input_file::read_full(std::uint8_t* p, std::size_t n) {
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::read(fd_, p + got, n - got);
+        if (r == 0) break;
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return io_fail(name_, "read failed", errno);
+        }
+        got += static_cast<std::size_t>(r);
+    }
+    read_pos_ += static_cast<std::int64_t>(got);
+    // Drop whole 2 MiB units already read: the page cache keeps large folios,
+    // which a smaller range would not release.
+    const std::int64_t done = read_pos_ & ~((std::int64_t{2} << 20) - 1);
+    if (nocache_ && done > dropped_to_) {
+        posix_fadvise(fd_, dropped_to_, done - dropped_to_, POSIX_FADV_DONTNEED);
+        dropped_to_ = done;
+    }
+    return got;
+}
+
+file_basis::file_basis(const input_file& file)
+    : fd_(file.fd()), name_(file.name()), size_(file.regular_size()), nocache_(file.nocache()) {}
+
+file_basis::~file_basis() {
+    if (nocache_) posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+// Several threads read slices near the furthest position; drop what lies a few
+// MiB behind it, in whole 2 MiB units.
+void file_basis::drop_behind(std::uint64_t end) noexcept {
+    constexpr std::uint64_t lag = std::uint64_t{16} << 20, unit = std::uint64_t{2} << 20;
+    const std::uint64_t target = end > lag ? (end - lag) & ~(unit - 1) : 0;
+    std::uint64_t current = dropped_to_.load(std::memory_order_relaxed);
+    while (target > current && !dropped_to_.compare_exchange_weak(current, target)) {
+    }
+    if (target > current)
+        posix_fadvise(fd_, static_cast<off_t>(current), static_cast<off_t>(target - current), POSIX_FADV_DONTNEED);
+}
+
+result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> out) {
+    for (;;) {
+        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
+        if (r > 0 && nocache_) drop_behind(pos + static_cast<std::uint64_t>(r));
+        if (r == 0 && size_ >= 0 && pos < static_cast<std::uint64_t>(size_) && !out.empty())
+            return fail(errc::io_error, name_ + ": the file became shorter while it was read");
+        if (r >= 0) return static_cast<std::size_t>(r);
+        if (errno == EINTR) continue;
+        if (errno == ESPIPE) return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");
+        return io_fail(name_, "read failed", errno);
+    }
+}
+
+bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) { return io_detail::hole_at(fd_, pos, len); }
+
+std::optional<std::uint64_t> file_basis::size() const {
+    if (size_ < 0) return std::nullopt;
+    return static_cast<std::uint64_t>(size_);
+}
+
+}  // namespace rdelta
