@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 namespace rdelta {
@@ -67,45 +68,69 @@ private:
     std::atomic<std::uint64_t> dropped_to_{0};  // --nocache: pages before this were dropped
 };
 
-/// An output: standard output, a device written in place, or a temporary file in
-/// the destination's folder renamed over it by commit(). Destroyed without
-/// commit(), it removes the temporary file, leaving the destination untouched.
+/// An output, published so that a failed or interrupted run never leaves a
+/// partial output and never harms a file the caller did not name:
+/// - "-", /dev/stdout, /dev/fd/N, /proc/PID/fd/N, devices, FIFOs and terminals are
+///   streams written directly;
+/// - symlinks are followed: the file they name is what gets written;
+/// - a new output is written to a temporary file beside it, flushed to disk, and
+///   renamed into place with a rename that cannot replace: a file that appeared
+///   meanwhile is kept and the command fails (file exists);
+/// - an existing file (`force`) is replaced by a rename that keeps its owner, group,
+///   permission bits (never setuid or setgid), ACLs and extended attributes; when a
+///   rename would lose something (other hard links, an owner only root could give,
+///   a folder the caller cannot write) the complete output is instead copied into
+///   the existing file, so every link sees it.
+/// Destroyed without commit(), it removes its temporary file.
 class output_file {
 public:
-    /// Check (without creating anything) that `path` may be written:
-    /// an existing path needs `force`. Errors are io_error, as rdiff's.
+    /// Check, creating nothing, that `path` may be written: an existing path needs
+    /// `force`, and the caller must be allowed to write it. Errors are io_error.
     static result<void> check(const std::string& path, bool force);
-    /// Create the temporary file (or open stdout / the device).
-    static result<output_file> create(const std::string& path);
+    /// Start writing `path` ("-" = standard output): open the stream, or create the
+    /// temporary file. `force` allows replacing a file that exists at commit().
+    static result<output_file> create(const std::string& path, bool force = false);
     output_file(output_file&& other) noexcept;
+    output_file& operator=(output_file&&) = delete;
     ~output_file();
 
     result<void> write(const std::uint8_t* p, std::size_t n);
-    /// Make the output visible under its name.
+    /// Make the output visible under its name (see the class comment); with
+    /// durability on (the default), the data reaches the disk first.
     result<void> commit();
-    /// Write aligned 4 KiB runs of zeros as holes (regular files only).
-    void set_sparse(bool on) noexcept { sparse_ = on && !temp_.empty(); }
+    /// Write aligned 4 KiB runs of zeros as holes (files only, not streams).
+    void set_sparse(bool on) noexcept { sparse_ = on && kind_ != stream_kind; }
     /// Push written data out of the page cache as it goes (--nocache).
-    void set_nocache(bool on) noexcept { nocache_ = on && !temp_.empty(); }
+    void set_nocache(bool on) noexcept { nocache_ = on && kind_ != stream_kind; }
+    /// fsync the file before publishing it and its folder after (on by default).
+    void set_durable(bool on) noexcept { durable_ = on; }
     const std::string& name() const noexcept { return name_; }
-    /// Whether what was written can be read back before commit() (a regular file).
-    bool can_read_back() const noexcept { return !temp_.empty(); }
+    /// Whether what was written can be read back before commit() (not a stream).
+    bool can_read_back() const noexcept { return kind_ != stream_kind; }
     /// Read back what was written (can_read_back() only), as a basis_reader does.
     result<std::size_t> read_back(std::uint64_t pos, std::span<std::uint8_t> out) const;
     bool hole_in_written(std::uint64_t pos, std::uint64_t len) const;
+    /// Extended attributes of a replaced file that could not be carried over
+    /// (the filesystem or the caller's rights refused them); "" when none.
+    const std::string& warning() const noexcept { return warning_; }
 
 private:
-    output_file(int fd, std::string path, std::string temp) : fd_(fd), path_(std::move(path)), temp_(std::move(temp)) {
-        name_ = path_ == "-" ? "standard output" : path_;
-    }
+    static constexpr unsigned char stream_kind = 0;
+    output_file() = default;
+    static result<output_file> create_rewrite(output_file out, const std::string& folder, const struct stat& st);
     void discard() noexcept;
     result<void> write_all(const std::uint8_t* p, std::size_t n);
+    result<void> publish();
     void drop_written_pages(bool final);
-    int fd_ = -1;
-    std::string path_, temp_, name_;
+    void start_writeback();
+    int fd_ = -1;         // what is written: the stream, or the temporary file
+    int target_fd_ = -1;  // the existing file rewritten in its inode
+    unsigned char kind_ = stream_kind;
+    std::string path_, temp_, name_, warning_;
     std::uint64_t pos_ = 0;          // bytes of output so far (holes included)
     std::uint64_t dropped_to_ = 0;   // --nocache: pages before this were dropped
-    bool sparse_ = false, nocache_ = false;
+    std::uint64_t flushing_to_ = 0;  // writeback started up to here
+    bool force_ = false, sparse_ = false, nocache_ = false, durable_ = true;
 };
 
 /// An output being written, read back before it is committed (to check it).

@@ -121,6 +121,15 @@ result<void> drive(job& j, byte_source& in, const byte_sink& out, std::size_t ch
     }
 }
 
+// Put a finished output in place; say which attributes of a replaced file were lost.
+int publish(output_file& out, const invocation& inv) {
+    if (auto committed = out.commit(); !committed) return report(inv, committed.err());
+    if (!out.warning().empty())
+        std::fprintf(stderr, "%s: warning: %s: extended attributes not kept: %s\n", inv.prog.c_str(),
+                     out.name().c_str(), out.warning().c_str());
+    return exit_success;
+}
+
 byte_sink sink_to(output_file& out) {
     return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes.data(), bytes.size()); };
 }
@@ -177,9 +186,10 @@ int signature_command(const request& req, const invocation& inv) {
         std::fprintf(stderr, "%s: signature: magic %#x, block length %u, strong sum length %u\n", inv.prog.c_str(),
                      params.magic, params.block_len, params.strong_len);
 
-    auto out = output_file::create(out_path);
+    auto out = output_file::create(out_path, req.force);
     if (!out) return report(inv, out.err());
     out->set_nocache(req.nocache);
+    out->set_durable(req.durable);
     auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
     if (!packed) return report(inv, packed.err());
     stats_printer stats(req, inv);
@@ -208,7 +218,7 @@ int signature_command(const request& req, const invocation& inv) {
     }
     meter->finish();
     if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
-    if (auto committed = out->commit(); !committed) return report(inv, committed.err());
+    if (int rc = publish(*out, inv)) return rc;
     stats.job_done(done_stats);
     stats.summary(done_stats.in_bytes);
     return exit_success;
@@ -256,9 +266,10 @@ int delta_command(const request& req, const invocation& inv) {
     stats.job_done(loader->stats());
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
-    auto out = output_file::create(out_path);
+    auto out = output_file::create(out_path, req.force);
     if (!out) return report(inv, out.err());
     out->set_nocache(req.nocache);
+    out->set_durable(req.durable);
     auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
     if (!packed) return report(inv, packed.err());
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
@@ -270,7 +281,7 @@ int delta_command(const request& req, const invocation& inv) {
     if (!made) return report(inv, made.err());
     stats.line(format_match_stats(*made));
     if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
-    if (auto committed = out->commit(); !committed) return report(inv, committed.err());
+    if (int rc = publish(*out, inv)) return rc;
     stats.job_done(*made);
     stats.summary(made->in_bytes);
     return exit_success;
@@ -320,10 +331,11 @@ int patch_command(const request& req, const invocation& inv) {
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
     if (int rc = check_sizes(req, inv)) return rc;
 
-    auto out = output_file::create(out_path);
+    auto out = output_file::create(out_path, req.force);
     if (!out) return report(inv, out.err());
     out->set_sparse(req.sparse);
     out->set_nocache(req.nocache);
+    out->set_durable(req.durable);
     stats_printer stats(req, inv);
     stats.start();
     auto meter = make_meter(req, inv, "patch (output)", -1);
@@ -349,7 +361,7 @@ int patch_command(const request& req, const invocation& inv) {
         auto checked = verify_trailer(trailer, written, static_cast<std::uint64_t>(j->stats().out_bytes), options.delta_name);
         if (!checked) return report(inv, checked.err());
     }
-    if (auto committed = out->commit(); !committed) return report(inv, committed.err());
+    if (int rc = publish(*out, inv)) return rc;
     if (req.verify)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
                      inv.prog.c_str(), out->name().c_str(), j->stats().out_bytes);

@@ -83,6 +83,7 @@ option_table::option_table() {
         ("no-progress", "Do not show progress")
         ("nocache", "Do not keep file data in the page cache")
         ("no-sparse", "patch: write zero runs as data, not as holes")
+        ("no-fsync", "Publish outputs without flushing them to disk first")
         ("checksum", "delta: append the new file's length and XXH3-128 after END")
         ("verify", "patch: require the checksum trailer, check it and report")
         ("in-place", "patch BASIS [DELTA]: update BASIS itself, writing only what changes")
@@ -322,6 +323,8 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.nocache = true;
     } else if (key == "no-sparse") {
         req_.sparse = false;
+    } else if (key == "no-fsync") {
+        req_.durable = false;
     } else if (key == "checksum") {
         req_.checksum = true;
     } else if (key == "verify") {

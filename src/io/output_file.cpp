@@ -1,6 +1,9 @@
 // output_file.cpp - outputs: standard output, a device written in place, or a
 // temporary file published under its name only when complete.
+#include "file_metadata.hpp"
+#include "output_target.hpp"
 #include "posix_util.hpp"
+#include "publish.hpp"
 
 #include <rdelta/file.hpp>
 
@@ -8,7 +11,9 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -21,46 +26,118 @@ using io_detail::io_fail;
 using io_detail::register_temp;
 using io_detail::unregister_temp;
 
+namespace {
+
+// The descriptor a name like /dev/stdout, /dev/fd/N or /proc/self/fd/N stands
+// for in this process, or -1: writing through a duplicate keeps the caller's
+// offset and append mode, as a shell redirection expects.
+int own_descriptor(const std::string& path) {
+    if (path == "/dev/stdout") return 1;
+    if (path == "/dev/stderr") return 2;
+    std::string number;
+    const std::string prefixes[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/",
+                                    "/proc/" + std::to_string(getpid()) + "/fd/"};
+    for (const auto& prefix : prefixes)
+        if (path.rfind(prefix, 0) == 0) number = path.substr(prefix.size());
+    if (number.empty() || number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos) return -1;
+    const int fd = std::stoi(number);
+    return ::fcntl(fd, F_GETFD) >= 0 ? fd : -1;
+}
+
+result<int> open_stream(const std::string& path, const std::string& name) {
+    const int own = own_descriptor(path);
+    const int fd = own >= 0 ? ::fcntl(own, F_DUPFD_CLOEXEC, 3) : ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return io_fail(name, "cannot open for writing", errno);
+    return fd;
+}
+
+mode_t creation_mode() {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return 0666 & ~mask;
+}
+
+}  // namespace
+
 result<void> output_file::check(const std::string& path, bool force) {
     if (is_std_stream(path)) return {};
-    if (path.empty()) return fail(errc::io_error, "\"\": cannot open for writing: No such file or directory");
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) {
-        if (!force) return fail(errc::io_error, path + ": file exists (use --force to overwrite)");
-        if (S_ISDIR(st.st_mode)) return io_fail(path, "cannot write", EISDIR);
-    }
+    auto target = io_detail::resolve_output(path, force);
+    if (!target) return std::move(target).err();
     return {};
 }
 
-result<output_file> output_file::create(const std::string& path) {
-    if (is_std_stream(path)) return output_file(1, path, "");
-    struct stat st {};
-    const bool exists = ::stat(path.c_str(), &st) == 0;
-    if (exists && !S_ISREG(st.st_mode)) {
-        // A device or FIFO is written in place; replacing it with a file would be wrong.
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-        if (fd < 0) return io_fail(path, "cannot open for writing", errno);
-        return output_file(fd, path, "");
+result<output_file> output_file::create(const std::string& path, bool force) {
+    output_file out;
+    out.name_ = is_std_stream(path) ? "standard output" : path;
+    out.force_ = force;
+    if (is_std_stream(path)) {
+        out.fd_ = 1;
+        return out;
     }
-    const auto slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-    std::string temp = dir + "." + base + ".rdelta-XXXXXX";
-    const int fd = mkstemp(temp.data());
-    if (fd < 0) return io_fail(path, "cannot create a temporary file beside it", errno);
-    register_temp(temp);
-    // Permissions as a plain create would give, or those of the file being replaced.
-    const mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
-    return output_file(fd, path, temp);
+    auto target = io_detail::resolve_output(path, force);
+    if (!target) return std::move(target).err();
+    out.path_ = target->path;
+    out.kind_ = static_cast<unsigned char>(target->kind);
+    switch (target->kind) {
+    case io_detail::output_kind::stream: {
+        auto fd = open_stream(target->path, out.name_);
+        if (!fd) return std::move(fd).err();
+        out.fd_ = *fd;
+        return out;
+    }
+    case io_detail::output_kind::new_file:
+    case io_detail::output_kind::replace: {
+        auto fd = io_detail::make_temp_beside(target->folder, target->base, out.name_, out.temp_);
+        if (!fd) return std::move(fd).err();
+        out.fd_ = *fd;
+        register_temp(out.temp_);
+        if (target->kind == io_detail::output_kind::new_file) {
+            ::fchmod(out.fd_, creation_mode());
+            return out;
+        }
+        if (auto kept = io_detail::carry_owner_and_mode(out.fd_, target->st, out.name_); !kept) return std::move(kept).err();
+        out.warning_ = io_detail::carry_xattrs(target->path, out.fd_);
+        return out;
+    }
+    case io_detail::output_kind::rewrite_inode:
+        return create_rewrite(std::move(out), target->folder, target->st);
+    }
+    return fail(errc::internal_error, out.name_ + ": unknown output kind");
+}
+
+// The existing file is kept open and rewritten at commit(); until then the output
+// goes to an unnamed file in the same folder (when writable) or in $TMPDIR.
+result<output_file> output_file::create_rewrite(output_file out, const std::string& folder, const struct stat& st) {
+    out.target_fd_ = ::open(out.path_.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (out.target_fd_ < 0) return io_fail(out.name_, "cannot open for writing", errno);
+    struct stat now {};
+    if (::fstat(out.target_fd_, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
+        return fail(errc::io_error, out.name_ + ": the file was replaced while it was opened");
+    const char* tmpdir = std::getenv("TMPDIR");
+    const bool here = ::faccessat(AT_FDCWD, folder.c_str(), W_OK | X_OK, AT_EACCESS) == 0;
+    std::string staging;
+    auto fd = io_detail::make_temp_beside(here ? folder : (tmpdir && *tmpdir ? tmpdir : "/tmp"), "", out.name_, staging);
+    if (!fd) return std::move(fd).err();
+    ::unlink(staging.c_str());  // unnamed from now on: nothing to clean up after a crash
+    out.fd_ = *fd;
+    return out;
 }
 
 output_file::output_file(output_file&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
+      target_fd_(std::exchange(other.target_fd_, -1)),
+      kind_(other.kind_),
       path_(std::move(other.path_)),
       temp_(std::exchange(other.temp_, "")),
-      name_(std::move(other.name_)) {}
+      name_(std::move(other.name_)),
+      warning_(std::move(other.warning_)),
+      pos_(other.pos_),
+      dropped_to_(other.dropped_to_),
+      flushing_to_(other.flushing_to_),
+      force_(other.force_),
+      sparse_(other.sparse_),
+      nocache_(other.nocache_),
+      durable_(other.durable_) {}
 
 output_file::~output_file() { discard(); }
 
@@ -71,7 +148,8 @@ void output_file::discard() noexcept {
         temp_.clear();
     }
     if (fd_ > 2) ::close(fd_);
-    fd_ = -1;
+    if (target_fd_ >= 0) ::close(target_fd_);
+    fd_ = target_fd_ = -1;
 }
 
 namespace {
@@ -119,7 +197,18 @@ result<void> output_file::write_all(const std::uint8_t* p, std::size_t n) {
         p += w, n -= static_cast<std::size_t>(w);
     }
     if (nocache_) drop_written_pages(false);
+    else if (durable_ && kind_ != stream_kind) start_writeback();
     return {};
+}
+
+// A durable output is flushed by commit(); starting the writeback of each 32 MiB
+// as soon as it is written keeps that final wait short.
+void output_file::start_writeback() {
+    constexpr std::uint64_t window = std::uint64_t{32} << 20;
+    while (flushing_to_ + window <= pos_) {
+        sync_file_range(fd_, static_cast<off_t>(flushing_to_), static_cast<off_t>(window), SYNC_FILE_RANGE_WRITE);
+        flushing_to_ += window;
+    }
 }
 
 // Written pages are dirty and cannot be dropped until they reach the disk: start
@@ -148,14 +237,31 @@ result<std::size_t> output_file::read_back(std::uint64_t pos, std::span<std::uin
 bool output_file::hole_in_written(std::uint64_t pos, std::uint64_t len) const { return io_detail::hole_at(fd_, pos, len); }
 
 result<void> output_file::commit() {
-    if (temp_.empty()) return {};
+    if (kind_ == stream_kind) return {};
     // A file that ends in a hole needs its length set explicitly.
     if (sparse_ && ::ftruncate(fd_, static_cast<off_t>(pos_)) != 0) return io_fail(name_, "cannot set the length", errno);
     if (nocache_) drop_written_pages(true);
+    const auto kind = static_cast<io_detail::output_kind>(kind_);
+    if (kind == io_detail::output_kind::rewrite_inode) {
+        // Its new content was not vetted by whoever made the file privileged.
+        struct stat st {};
+        if (::fstat(target_fd_, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) != 0 &&
+            ::fchmod(target_fd_, st.st_mode & 01777) != 0)
+            return io_fail(name_, "cannot clear the setuid and setgid bits", errno);
+        if (auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_); !copied) return copied;
+        if (::close(std::exchange(target_fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
+        return {};
+    }
+    if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
     if (::close(std::exchange(fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
-    if (::rename(temp_.c_str(), path_.c_str()) != 0) return io_fail(name_, "cannot rename the finished output into place", errno);
+    if (kind == io_detail::output_kind::new_file && !force_) {
+        if (auto renamed = io_detail::rename_no_replace(temp_, path_, name_); !renamed) return renamed;
+    } else if (::rename(temp_.c_str(), path_.c_str()) != 0) {
+        return io_fail(name_, "cannot rename the finished output into place", errno);
+    }
     unregister_temp();
     temp_.clear();
+    if (durable_) io_detail::sync_folder(path_);
     return {};
 }
 

@@ -1,0 +1,115 @@
+// output_target.cpp - resolving an output name before anything is written.
+#include "output_target.hpp"
+
+#include "posix_util.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <fcntl.h>
+#include <unistd.h>
+#include <vector>
+
+namespace rdelta::io_detail {
+
+namespace {
+
+// Names that stand for an already open descriptor; opening them reopens what the
+// descriptor refers to (a pipe, a terminal, the file a shell redirected to), which
+// must be written directly, never replaced by a rename.
+bool names_descriptor(const std::string& p) {
+    if (p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/stdin") return true;
+    if (p.rfind("/dev/fd/", 0) == 0) return true;
+    return p.rfind("/proc/", 0) == 0 && p.find("/fd/") != std::string::npos;
+}
+
+std::string folder_of(const std::string& p) {
+    const auto slash = p.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : p.substr(0, slash);
+}
+
+std::string base_of(const std::string& p) {
+    const auto slash = p.rfind('/');
+    return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+// The target of symlink `p`, relative targets taken from the link's folder.
+result<std::string> follow(const std::string& name, const std::string& p) {
+    std::vector<char> buf(PATH_MAX + 1);
+    const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
+    if (n < 0) return io_fail(name, "cannot read the symbolic link", errno);
+    std::string target(buf.data(), static_cast<std::size_t>(n));
+    if (target.empty() || target[0] == '/') return target;
+    const auto slash = p.rfind('/');
+    return slash == std::string::npos ? target : p.substr(0, slash + 1) + target;
+}
+
+bool in_my_groups(gid_t gid) {
+    if (gid == getegid()) return true;
+    const int n = getgroups(0, nullptr);
+    if (n <= 0) return false;
+    std::vector<gid_t> groups(static_cast<std::size_t>(n));
+    const int got = getgroups(n, groups.data());
+    for (int i = 0; i < got; ++i)
+        if (groups[static_cast<std::size_t>(i)] == gid) return true;
+    return false;
+}
+
+// Whether a renamed replacement would keep what the old file has: its only link,
+// its owner and group (only root gives files away), and a folder to rename in.
+bool rename_keeps_file(const output_target& t) {
+    if (t.st.st_nlink > 1) return false;
+    if (::faccessat(AT_FDCWD, t.folder.c_str(), W_OK | X_OK, AT_EACCESS) != 0) return false;
+    if (geteuid() == 0) return true;
+    return t.st.st_uid == geteuid() && in_my_groups(t.st.st_gid);
+}
+
+}  // namespace
+
+result<output_target> resolve_output(const std::string& name, bool force) {
+    if (name.empty()) return fail(errc::io_error, "\"\": cannot open for writing: No such file or directory");
+    output_target t;
+    t.path = name;
+    for (int hops = 0;; ++hops) {
+        if (hops > 40) return io_fail(name, "cannot open for writing", ELOOP);
+        struct stat lst {};
+        if (names_descriptor(t.path)) {
+            if (::stat(t.path.c_str(), &t.st) != 0) return io_fail(name, "cannot open for writing", errno);
+            if (!force) return fail(errc::io_error, name + ": file exists (use --force to overwrite)");
+            t.kind = output_kind::stream;
+            return t;
+        }
+        if (::lstat(t.path.c_str(), &lst) != 0) {
+            if (errno != ENOENT) return io_fail(name, "cannot open for writing", errno);
+            t.folder = folder_of(t.path), t.base = base_of(t.path);
+            struct stat folder {};
+            if (::stat(t.folder.c_str(), &folder) != 0) return io_fail(name, "cannot open for writing", errno);
+            if (!S_ISDIR(folder.st_mode)) return io_fail(name, "cannot open for writing", ENOTDIR);
+            t.kind = output_kind::new_file;
+            return t;
+        }
+        if (!S_ISLNK(lst.st_mode)) {
+            t.st = lst;
+            break;
+        }
+        auto next = follow(name, t.path);
+        if (!next) return std::move(next).err();
+        t.path = std::move(*next);
+    }
+    if (!force) return fail(errc::io_error, name + ": file exists (use --force to overwrite)");
+    if (S_ISDIR(t.st.st_mode)) return io_fail(name, "cannot open for writing", EISDIR);
+    t.folder = folder_of(t.path), t.base = base_of(t.path);
+    if (!S_ISREG(t.st.st_mode)) {
+        t.kind = output_kind::stream;
+        return t;
+    }
+    // The caller must be allowed to write the file itself, as when rdiff opens it
+    // (a writable folder alone is not enough); immutable and append-only files refuse too.
+    const int probe = ::open(t.path.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (probe < 0) return io_fail(name, "cannot open for writing", errno);
+    ::close(probe);
+    t.kind = rename_keeps_file(t) ? output_kind::replace : output_kind::rewrite_inode;
+    return t;
+}
+
+}  // namespace rdelta::io_detail

@@ -1,0 +1,125 @@
+// publish.cpp - renaming without replacing, rewriting an inode, durable names.
+#include "publish.hpp"
+
+#include "posix_util.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <memory>
+#include <unistd.h>
+
+namespace rdelta::io_detail {
+
+result<void> rename_no_replace(const std::string& temp, const std::string& path, const std::string& name) {
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return {};
+    int err = errno;
+    if (err == EINVAL || err == ENOSYS) {
+        // Filesystems without RENAME_NOREPLACE: link() refuses an existing name too.
+        if (::link(temp.c_str(), path.c_str()) == 0) {
+            ::unlink(temp.c_str());
+            return {};
+        }
+        err = errno;
+    }
+    if (err == EEXIST)
+        return fail(errc::io_error, name + ": file exists: it appeared while the output was written and was left "
+                                           "untouched (use --force to overwrite)");
+    return io_fail(name, "cannot rename the finished output into place", err);
+}
+
+namespace {
+
+result<void> copy_range(int from, int to, std::uint64_t pos, std::uint64_t end, const std::string& name) {
+    while (pos < end) {
+        loff_t in = static_cast<loff_t>(pos), out = static_cast<loff_t>(pos);
+        const ssize_t n = ::copy_file_range(from, &in, to, &out, static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, 1u << 30)), 0);
+        if (n > 0) {
+            pos += static_cast<std::uint64_t>(n);
+            continue;
+        }
+        if (n == 0) return fail(errc::io_error, name + ": the output became shorter while it was copied");
+        if (errno == EINTR) continue;
+        if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+            return io_fail(name, "write failed", errno);
+        // No in-kernel copy between these files: plain reads and writes.
+        constexpr std::size_t chunk = std::size_t{1} << 20;
+        auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(chunk);
+        while (pos < end) {
+            const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, chunk));
+            const ssize_t got = ::pread(from, buf.get(), want, static_cast<off_t>(pos));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) return io_fail(name, "cannot read back the output", got < 0 ? errno : EIO);
+            for (ssize_t done = 0; done < got;) {
+                const ssize_t w = ::pwrite(to, buf.get() + done, static_cast<std::size_t>(got - done),
+                                           static_cast<off_t>(pos) + done);
+                if (w < 0 && errno == EINTR) continue;
+                if (w < 0) return io_fail(name, "write failed", errno);
+                done += w;
+            }
+            pos += static_cast<std::uint64_t>(got);
+        }
+    }
+    return {};
+}
+
+// Make [pos, end) of `to` read as zeros: a hole where possible, else written zeros.
+result<void> zero_range(int to, std::uint64_t pos, std::uint64_t end, const std::string& name) {
+    if (::fallocate(to, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(pos),
+                    static_cast<off_t>(end - pos)) == 0)
+        return {};
+    static const std::uint8_t zeros[65536] = {};
+    while (pos < end) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, sizeof zeros));
+        const ssize_t w = ::pwrite(to, zeros, n, static_cast<off_t>(pos));
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return io_fail(name, "write failed", errno);
+        pos += static_cast<std::uint64_t>(w);
+    }
+    return {};
+}
+
+}  // namespace
+
+result<void> copy_into_inode(int from, int to, std::uint64_t size, bool durable, const std::string& name) {
+    for (std::uint64_t pos = 0; pos < size;) {
+        off_t data = ::lseek(from, static_cast<off_t>(pos), SEEK_DATA);
+        const std::uint64_t data_at = data < 0 ? (errno == ENXIO ? size : pos) : std::min<std::uint64_t>(data, size);
+        if (data_at > pos) {
+            if (auto z = zero_range(to, pos, data_at, name); !z) return z;
+            pos = data_at;
+            continue;
+        }
+        const off_t hole = ::lseek(from, static_cast<off_t>(pos), SEEK_HOLE);
+        const std::uint64_t end = hole < 0 ? size : std::min<std::uint64_t>(static_cast<std::uint64_t>(hole), size);
+        if (auto c = copy_range(from, to, pos, std::max(end, pos + 1), name); !c) return c;
+        pos = std::max(end, pos + 1);
+    }
+    if (::ftruncate(to, static_cast<off_t>(size)) != 0) return io_fail(name, "cannot set the length", errno);
+    if (durable && ::fsync(to) != 0) return io_fail(name, "cannot flush the output to disk", errno);
+    return {};
+}
+
+void sync_folder(const std::string& path) {
+    const auto slash = path.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    ::fsync(fd);  // best effort: the file itself is already durable and in place
+    ::close(fd);
+}
+
+result<int> make_temp_beside(const std::string& folder, const std::string& base, const std::string& name,
+                             std::string& temp) {
+    constexpr std::size_t extra = sizeof(".") - 1 + sizeof(".rdelta-XXXXXX") - 1;
+    const std::string prefix = folder == "/" ? "/" : folder + "/";
+    temp = base.size() + extra <= NAME_MAX ? prefix + "." + base + ".rdelta-XXXXXX" : prefix + ".rdelta-XXXXXX";
+    const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+    if (fd < 0) return io_fail(name, "cannot create a temporary file beside it", errno);
+    return fd;
+}
+
+}  // namespace rdelta::io_detail

@@ -1,0 +1,28 @@
+// publish.hpp - the last step of an output: putting the finished file in place.
+#pragma once
+
+#include <rdelta/error.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace rdelta::io_detail {
+
+/// Rename `temp` to `path`, failing with "file exists" (io_error) instead of
+/// replacing a file that is there now; `temp` is left for the caller to remove.
+result<void> rename_no_replace(const std::string& temp, const std::string& path, const std::string& name);
+
+/// Copy the first `size` bytes of `from` over the file open as `to` (holes stay
+/// holes where the filesystem can punch them), cut `to` to `size`, and fsync it
+/// when `durable`. Used when the existing file's inode must be kept.
+result<void> copy_into_inode(int from, int to, std::uint64_t size, bool durable, const std::string& name);
+
+/// fsync the folder holding a renamed file, so the new name survives a crash.
+void sync_folder(const std::string& path);
+
+/// A temporary file for an output named `path`: `.NAME.rdelta-XXXXXX` in
+/// `folder`, or `.rdelta-XXXXXX` when that name would be too long. Sets `temp`.
+result<int> make_temp_beside(const std::string& folder, const std::string& base, const std::string& name,
+                             std::string& temp);
+
+}  // namespace rdelta::io_detail

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""How outputs are published (man page, SAFETY): symlinks are written through,
+descriptor names are streams, a replaced file keeps its owner, group, mode (never
+setuid/setgid), ACLs, xattrs and hard links, a file the caller may not write is
+refused, read-only folders and long names work, and a file that appears while
+rdelta runs is never clobbered. Each case failed before the rule was implemented.
+Root-only cases (other owners, a private /dev) are skipped with a message otherwise.
+Usage: safety_outputs_test.py --rdelta PATH. Prints 'N passed, M failed'."""
+import argparse
+import os
+import shutil
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+passed = failed = 0
+NOBODY, NOGROUP = 65534, 65534
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what, flush=True)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def as_nobody():
+    os.setgroups([])
+    os.setgid(NOGROUP)
+    os.setuid(NOBODY)
+
+
+def acl_blob(entries):
+    """A system.posix_acl_access value: version 2, then (tag, perm, id) entries."""
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", t, p, i) for t, p, i in entries)
+
+
+def xattr(path, key):
+    try:
+        return os.getxattr(path, key)
+    except OSError:
+        return None
+
+
+def no_temp_files(folder):
+    return [n for n in os.listdir(folder) if ".rdelta-" in n or n.startswith(".rdelta")]
+
+
+class Runner:
+    def __init__(self, rdelta):
+        self.rdelta = rdelta
+
+    def run(self, *args, user=None, **kw):
+        kw.setdefault("stdout", subprocess.PIPE)
+        return subprocess.run([self.rdelta, *args], stderr=subprocess.PIPE, preexec_fn=user, **kw)
+
+
+def symlink_cases(r, sig):
+    write("target", b"old")
+    os.symlink("target", "lnk")
+    p = r.run("signature", "a", "lnk", "-f")
+    check(p.returncode == 0 and os.path.islink("lnk") and read("target") == sig,
+          f"-f through a symlink writes its target and keeps the link (exit {p.returncode})")
+    os.symlink("nowhere", "dangling")
+    p = r.run("signature", "a", "dangling")
+    check(p.returncode == 0 and os.path.islink("dangling") and read("nowhere") == sig,
+          "a dangling symlink creates the file it names, as rdiff does, and stays a link")
+    os.makedirs("sub/deeper")
+    write("sub/t2", b"old")
+    os.symlink("../t2", "sub/deeper/rel")
+    os.symlink("sub/deeper/rel", "chain")
+    p = r.run("signature", "a", "chain", "-f")
+    check(p.returncode == 0 and os.path.islink("chain") and read("sub/t2") == sig and not no_temp_files("sub")
+          and not no_temp_files("sub/deeper"), "a chain of relative symlinks is followed to its end")
+    os.symlink("target", "lnk2")
+    p = r.run("signature", "a", "lnk2")
+    check(p.returncode == 100 and read("target") == sig and b"exists" in p.stderr,
+          "a symlink to an existing file still needs --force")
+    # A link to a descriptor name is a stream: the shell's redirection gets the bytes.
+    os.symlink("/proc/self/fd/1", "to_stdout")
+    with open("via_link.sig", "wb") as out:
+        p = r.run("signature", "a", "to_stdout", "-f", stdout=out)
+    check(p.returncode == 0 and os.path.islink("to_stdout") and read("via_link.sig") == sig,
+          "a symlink to /proc/self/fd/1 writes standard output")
+    write("log", b"earlier line\n")
+    with open("log", "ab") as out:
+        p = r.run("signature", "a", "/dev/fd/1", "-f", stdout=out)
+    check(p.returncode == 0 and read("log") == b"earlier line\n" + sig,
+          "/dev/fd/1 opened for appending is appended to, not truncated")
+
+
+def private_dev_case(r, sig):
+    """The system's /dev/stdout must never be replaced: try it inside a private mount
+    namespace with its own /dev, so a regression cannot harm the machine."""
+    # Never run the real /dev/stdout case outside the namespace: a regression would
+    # replace the machine's /dev/stdout.
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("skip: /dev/stdout in a private mount namespace needs root and unshare")
+        return
+    script = (f"mount -t tmpfs none /dev && ln -s /proc/self/fd/1 /dev/stdout && "
+              f"'{r.rdelta}' signature a /dev/stdout -f > ns.sig && test -L /dev/stdout && echo still-a-link")
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], capture_output=True)
+    check(p.returncode == 0 and b"still-a-link" in p.stdout and os.path.exists("ns.sig") and read("ns.sig") == sig,
+          f"/dev/stdout stays a symlink in a private /dev (exit {p.returncode}, {p.stderr!r})")
+
+
+def replace_cases(r, new, delta):
+    if os.geteuid() != 0:
+        print("skip: owner, setuid and ACL cases need root")
+        return
+    # A setuid file of another user: owner kept, setuid and setgid never kept.
+    write("suid", b"old content")
+    os.chown("suid", NOBODY, NOGROUP)
+    os.chmod("suid", 0o6755)
+    os.setxattr("suid", "user.origin", b"backup-set-7")
+    acl = acl_blob([(0x01, 7, 0xFFFFFFFF), (0x02, 4, 1234), (0x04, 5, 0xFFFFFFFF), (0x10, 5, 0xFFFFFFFF),
+                    (0x20, 5, 0xFFFFFFFF)])
+    try:
+        os.setxattr("suid", "system.posix_acl_access", acl)
+        has_acl = True
+    except OSError:
+        has_acl = False
+        print("skip: this filesystem has no POSIX ACLs")
+    p = r.run("patch", "a", "d", "suid", "-f")
+    st = os.stat("suid")
+    check(p.returncode == 0 and read("suid") == new, f"patch -f over a setuid file (exit {p.returncode})")
+    check((st.st_uid, st.st_gid) == (NOBODY, NOGROUP), f"owner kept: {st.st_uid}:{st.st_gid}")
+    check(stat.S_IMODE(st.st_mode) == 0o755, f"mode kept without setuid/setgid: {oct(st.st_mode)}")
+    check(xattr("suid", "user.origin") == b"backup-set-7", "user xattr kept")
+    if has_acl:
+        check(xattr("suid", "system.posix_acl_access") == acl, "POSIX ACL kept")
+    # A 0640 file of another user and group.
+    write("private", b"old")
+    os.chown("private", NOBODY, NOGROUP)
+    os.chmod("private", 0o640)
+    p = r.run("patch", "a", "d", "private", "-f")
+    st = os.stat("private")
+    check(p.returncode == 0 and read("private") == new and (st.st_uid, st.st_gid) == (NOBODY, NOGROUP)
+          and stat.S_IMODE(st.st_mode) == 0o640, f"0640 file of another user keeps owner and mode: {oct(st.st_mode)}")
+    # Hard links: every name sees the new content (one inode), setuid cleared there too.
+    write("linked", b"old")
+    os.chmod("linked", 0o4755)
+    os.link("linked", "other_name")
+    ino = os.stat("linked").st_ino
+    p = r.run("patch", "a", "d", "linked", "-f")
+    check(p.returncode == 0 and read("other_name") == new and read("linked") == new
+          and os.stat("linked").st_ino == ino and os.stat("other_name").st_nlink == 2,
+          f"hard links all see the new content (exit {p.returncode})")
+    check(stat.S_IMODE(os.stat("linked").st_mode) == 0o755, "a rewritten inode loses setuid")
+    check(not no_temp_files("."), f"no temporary file left: {no_temp_files('.')}")
+
+
+def non_root_cases(r, sig, new):
+    if os.geteuid() != 0:
+        print("skip: cases run as another user need root to switch to it")
+        return
+    home = tempfile.mkdtemp(prefix="rdelta-nobody-", dir="/tmp")
+    os.chmod(home, 0o755)
+    os.chown(home, NOBODY, NOGROUP)
+    for name in ("a", "d", "a.sig"):
+        shutil.copy(name, home)
+        os.chmod(os.path.join(home, name), 0o644)
+    cwd = os.getcwd()
+    os.chdir(home)
+    try:
+        write("readonly", b"theirs")
+        os.chown("readonly", NOBODY, NOGROUP)
+        os.chmod("readonly", 0o444)
+        p = r.run("patch", "a", "d", "readonly", "-f", user=as_nobody)
+        check(p.returncode == 100 and read("readonly") == b"theirs" and b"readonly" in p.stderr,
+              f"a file without write permission is refused, as rdiff does (exit {p.returncode})")
+        os.mkdir("rofolder")
+        write("rofolder/out", b"old")
+        os.chown("rofolder/out", NOBODY, NOGROUP)
+        os.chown("rofolder", NOBODY, NOGROUP)
+        os.chmod("rofolder", 0o555)
+        p = r.run("patch", "a", "d", "rofolder/out", "-f", user=as_nobody)
+        check(p.returncode == 0 and read("rofolder/out") == new and os.listdir("rofolder") == ["out"],
+              f"a writable file in a read-only folder is rewritten (exit {p.returncode}, {p.stderr!r})")
+        write("shared", b"old")
+        os.chown("shared", 0, NOGROUP)
+        os.chmod("shared", 0o664)
+        os.chown(".", 0, 0)
+        os.chmod(".", 0o777)
+        p = r.run("patch", "a", "d", "shared", "-f", user=lambda: (os.setgroups([NOGROUP]), os.setgid(NOGROUP),
+                                                                     os.setuid(NOBODY)))
+        st = os.stat("shared")
+        check(p.returncode == 0 and read("shared") == new and st.st_uid == 0,
+              f"a group-writable file of another user keeps its owner (uid {st.st_uid}, exit {p.returncode})")
+    finally:
+        os.chdir(cwd)
+        os.chmod(os.path.join(home, "rofolder"), 0o755)
+        shutil.rmtree(home)
+
+
+def name_cases(r, sig):
+    long_name = "x" * 250
+    p = r.run("signature", "a", long_name)
+    check(p.returncode == 0 and read(long_name) == sig, f"a 250-byte output name (exit {p.returncode}, {p.stderr!r})")
+    p = r.run("signature", "a", long_name, "-f")
+    check(p.returncode == 0 and read(long_name) == sig, "replacing a 250-byte output name")
+    longest = "y" * 255
+    p = r.run("signature", "a", longest)
+    check(p.returncode == 0 and read(longest) == sig, "a 255-byte output name")
+    check(not no_temp_files("."), "no temporary file left by long names")
+
+
+def race_cases(r, sig):
+    """An output that appears while rdelta runs (its input is a pipe held open)."""
+    piped = subprocess.run(f"cat a | '{r.rdelta}' signature", shell=True, capture_output=True).stdout
+    for force in (False, True):
+        out = f"appeared_{int(force)}"
+        args = ["signature", "-", out] + (["-f"] if force else [])
+        proc = subprocess.Popen([r.rdelta, *args], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(0.3)  # past the start-up check
+        write(out, b"someone else's file")
+        proc.stdin.write(read("a"))
+        proc.stdin.close()
+        err = proc.stderr.read()
+        rc = proc.wait()
+        if force:
+            check(rc == 0 and read(out) == piped, "with --force a file that appeared meanwhile is replaced")
+        else:
+            check(rc == 100 and read(out) == b"someone else's file" and b"exists" in err,
+                  f"a file that appeared meanwhile is kept and the run fails (exit {rc}, {err!r})")
+        check(not no_temp_files("."), f"no temporary file left after the race: {no_temp_files('.')}")
+
+
+def durability_case(r):
+    if not shutil.which("strace"):
+        print("skip: strace is not installed")
+        return
+    p = subprocess.run(["strace", "-f", "-e", "trace=fsync,fdatasync,rename,renameat2", r.rdelta, "signature", "a",
+                        "durable.sig"], capture_output=True, text=True)
+    calls = [line for line in p.stderr.splitlines() if "fsync(" in line or "rename" in line]
+    order = [("fsync" if "fsync(" in c else "rename") for c in calls]
+    check(p.returncode == 0 and order[:3] == ["fsync", "rename", "fsync"],
+          f"the output is flushed before the rename and its folder after: {calls}")
+    p = subprocess.run(["strace", "-f", "-e", "trace=fsync,fdatasync", r.rdelta, "signature", "--no-fsync", "a",
+                        "fast.sig"], capture_output=True, text=True)
+    check(p.returncode == 0 and "fsync(" not in p.stderr and read("fast.sig") == read("a.sig"),
+          "--no-fsync publishes without flushing")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rdelta", required=True)
+    r = Runner(os.path.abspath(ap.parse_args().rdelta))
+    work = tempfile.mkdtemp(prefix="rdelta-safe-out-")
+    os.chdir(work)
+    basis = os.urandom(200_000)
+    new = basis[:100_000] + os.urandom(20_000) + basis[120_000:]
+    write("a", basis)
+    write("b", new)
+    subprocess.run([r.rdelta, "signature", "a", "a.sig"], check=True)
+    subprocess.run([r.rdelta, "delta", "a.sig", "b", "d"], check=True)
+    sig = read("a.sig")
+    symlink_cases(r, sig)
+    private_dev_case(r, sig)
+    replace_cases(r, new, "d")
+    non_root_cases(r, sig, new)
+    name_cases(r, sig)
+    race_cases(r, sig)
+    durability_case(r)
+    os.chdir("/")
+    shutil.rmtree(work)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
