@@ -469,9 +469,13 @@ std::string help_text(bool as_rdiff) {
 }
 
 std::string version_text(bool as_rdiff) {
-    const std::string first = as_rdiff ? "rdiff (librsync 2.3.2)"
-                                       : "rdelta " RDELTA_VERSION " (librsync 2.3.2 compatible)";
-    return first + "\n" + std::string(version_body);
+    if (as_rdiff) return "rdiff (librsync 2.3.2)\n" + std::string(version_body);
+    return std::string("rdelta ") + RDELTA_VERSION + " (librsync 2.3.2 compatible)\n" + "SIMD in use: " + simd_level() +
+           "\nBuild: " + RDELTA_BUILD_OPTIONS + "\n" +
+           "Copyright (C) 2026 the rdelta authors.\n"
+           "License LGPL-2.1-or-later: GNU Lesser General Public License, version 2.1 or\n"
+           "later (the file COPYING). This is free software: you may change and\n"
+           "redistribute it. There is NO WARRANTY, to the extent permitted by law.\n";
 }
 
 }  // namespace rdelta::cli

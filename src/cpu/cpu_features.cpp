@@ -1,6 +1,8 @@
 // cpu_features.cpp - CPUID and XGETBV, read once.
 #include "cpu_features.hpp"
 
+#include <rdelta/version.hpp>
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -80,3 +82,9 @@ const char* isa_name(isa level) noexcept {
 }
 
 }  // namespace rdelta::detail
+
+namespace rdelta {
+
+const char* simd_level() noexcept { return detail::isa_name(detail::active_isa()); }
+
+}  // namespace rdelta

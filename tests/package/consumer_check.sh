@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Installs the build into a staging folder (meson install --destdir) and builds a
+# program outside the tree against it, four ways: pkg-config with the shared
+# library (checking its SONAME), pkg-config --static, CMake's find_package(rdelta)
+# with the shared library, and with RDELTA_USE_STATIC_LIBS. Each program runs a
+# signature, delta, patch round trip.
+# Usage: consumer_check.sh BUILD_DIR. Prints 'N passed, M failed'.
+set -u
+build=$(cd "$1" && pwd)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
+finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+
+if ! meson install -C "$build" --destdir "$stage" >"$stage/install.log" 2>&1; then
+  cat "$stage/install.log"; ko "meson install"; finish
+fi
+pcfile=$(find "$stage" -name rdelta.pc | head -n 1)
+libdir=$(dirname "$(dirname "$pcfile")")
+mkdir -p "$stage/src"
+cat > "$stage/src/roundtrip.cpp" <<'CPP'
+#include <rdelta/rdelta.hpp>
+#include <cstdio>
+int main() {
+    std::vector<std::uint8_t> basis(100000), next;
+    for (std::size_t i = 0; i < basis.size(); ++i) basis[i] = static_cast<std::uint8_t>(i * 7919 >> 3);
+    next = basis;
+    next.insert(next.begin() + 5000, {1, 2, 3});
+    auto sig_bytes = rdelta::make_signature(basis, rdelta::sig_params{});
+    if (!sig_bytes) return 1;
+    auto sig = rdelta::load_signature(*sig_bytes);
+    if (!sig || !sig->build_index()) return 2;
+    auto delta = rdelta::make_delta(*sig, next);
+    if (!delta) return 3;
+    auto out = rdelta::apply_patch(basis, *delta);
+    if (!out || *out != next) return 4;
+    std::printf("round trip ok with rdelta %s, delta %zu bytes\n", rdelta::version, delta->size());
+    return 0;
+}
+CPP
+
+# The shared library carries its versioned SONAME.
+soname=$(objdump -p "$libdir/librdelta.so" 2>/dev/null | awk '/SONAME/ {print $2}')
+[ "$soname" = "librdelta.so.0" ] && ok || ko "SONAME is '$soname', not librdelta.so.0"
+
+export PKG_CONFIG_PATH=$(dirname "$pcfile")
+prefix=$(pkg-config --variable=prefix rdelta)
+pc() { pkg-config --define-variable=prefix="$stage$prefix" "$@" rdelta; }
+cflags=$(pc --cflags)
+case "$cflags" in *boost*) ko "pkg-config --cflags leaks Boost: $cflags" ;; *) ok ;; esac
+for mode in shared static; do
+  flags=$(pc --cflags --libs $([ $mode = static ] && echo --static)) || { ko "pkg-config ($mode)"; continue; }
+  exe="$stage/roundtrip-pc-$mode"
+  if [ $mode = static ]; then
+    c++ -std=c++20 -o "$exe" "$stage/src/roundtrip.cpp" -I"$stage$prefix/include" "$libdir/librdelta.a" \
+      $(pc --static --libs-only-other --libs-only-l | sed 's/-lrdelta//') || { ko "build with pkg-config --static"; continue; }
+    objdump -p "$exe" | grep -q 'NEEDED.*librdelta' && ko "static build still needs librdelta.so" || ok
+  else
+    c++ -std=c++20 -o "$exe" "$stage/src/roundtrip.cpp" $flags || { ko "build with pkg-config"; continue; }
+  fi
+  LD_LIBRARY_PATH=$libdir "$exe" && ok || ko "run pkg-config $mode program"
+done
+
+if command -v cmake >/dev/null; then
+  cat > "$stage/src/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(rdelta_consumer CXX)
+find_package(rdelta 0.1 REQUIRED)
+add_executable(roundtrip roundtrip.cpp)
+target_link_libraries(roundtrip PRIVATE rdelta::rdelta)
+CMAKE
+  for mode in shared static; do
+    bdir="$stage/cmake-$mode"
+    if cmake -S "$stage/src" -B "$bdir" -DCMAKE_PREFIX_PATH="$stage$prefix" \
+         $([ $mode = static ] && echo -DRDELTA_USE_STATIC_LIBS=ON) >"$stage/cmake-$mode.log" 2>&1 &&
+       cmake --build "$bdir" >>"$stage/cmake-$mode.log" 2>&1; then
+      LD_LIBRARY_PATH=$libdir "$bdir/roundtrip" && ok || ko "run CMake $mode program"
+    else
+      cat "$stage/cmake-$mode.log"; ko "CMake find_package(rdelta) $mode"
+    fi
+  done
+else
+  ko "cmake is not installed (.ci/install-deps installs it)"
+fi
+finish
