@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The installed bash completion (generated from --help) completes options, their
+# values, the commands and file names. Usage: completion_test.sh COMPLETION_FILE.
+# Prints 'N passed, M failed'.
+set -u
+completion=$1
+if [ ! -f /usr/share/bash-completion/bash_completion ]; then
+  echo "bash-completion is not installed (.ci/install-deps installs it)"; echo "0 passed, 1 failed"; exit 1
+fi
+source /usr/share/bash-completion/bash_completion
+source "$completion"
+passed=0 failed=0
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cd "$work" && touch disk.img disk.sig other.txt
+
+# complete LINE EXPECTED...: the words offered for the last word of LINE.
+complete_line() {
+  local line=$1; shift
+  COMP_LINE=$line COMP_POINT=${#line}
+  read -ra COMP_WORDS <<<"$line"
+  [[ $line == *" " ]] && COMP_WORDS+=("")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _rdelta rdelta "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+  local got; got=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ')
+  local want; want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+  if [ "$got" = "$want" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: '$line' -> '$got', want '$want'"; fi
+}
+
+complete_line "rdelta --in-pl" --in-place --in-place-safe
+complete_line "rdelta --no-" --no-fsync --no-progress --no-sparse
+complete_line "rdelta -H " blake2 md4
+complete_line "rdelta --rollsum " rabinkarp rollsum
+complete_line "rdelta --hash=m" md4
+complete_line "rdelta sig" signature
+complete_line "rdelta -s " delta patch signature
+complete_line "rdelta --max-output " 
+complete_line "rdelta signature disk." disk.img disk.sig
+complete_line "rdelta -f patch disk.img o" other.txt
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
