@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The man page documents every long option of --help and exactly the exit codes
-the CLI can return (src/cli/exit_codes.hpp). Prints 'N passed, M failed'."""
+the CLI can return (src/cli/exit_codes.hpp); the README's option table lists every
+rdelta option of --help and nothing --help does not know.
+Usage: man_check.py RDELTA MAN_PAGE EXIT_CODES_HPP README. Prints 'N passed, M failed'."""
 import re
 import subprocess
 import sys
 
-rdelta, man_page, exit_codes_hpp = sys.argv[1:4]
+rdelta, man_page, exit_codes_hpp, readme_path = sys.argv[1:5]
 man = open(man_page).read().replace("\\-", "-")
 help_text = subprocess.run([rdelta, "--help"], capture_output=True, text=True, check=True).stdout
 passed = failed = 0
@@ -32,5 +34,13 @@ values = {"io_error": 100, "syntax_error": 101, "mem_error": 102, "input_ended":
           "unimplemented": 105, "corrupt": 106, "internal_error": 107, "param_error": 108}
 code_set = {values[n] for n in names} | {0}
 check(documented == code_set, f"EXIT STATUS documents {sorted(documented)}, the code returns {sorted(code_set)}")
+readme = open(readme_path).read()
+table = readme.split("rdelta adds:", 1)[1].split("\n\n", 2)[1]
+in_table = set(re.findall(r"`(--[a-z][a-z-]*)", table))
+ours = set(re.findall(r"(--[a-z][a-z-]*)", help_text.split("rdelta options:", 1)[1]))
+for opt in sorted(ours):
+    check(opt in in_table, f"{opt} is in --help but not in the README's option table")
+for opt in sorted(in_table):
+    check(opt in long_options, f"{opt} is in the README's option table but not in --help")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
