@@ -4,6 +4,7 @@
 #include "commands.hpp"
 
 #include "compression.hpp"
+#include "preflight.hpp"
 #include "exit_codes.hpp"
 #include <rdelta/file.hpp>
 #include "progress.hpp"
@@ -376,11 +377,16 @@ int report_usage(const invocation& inv, const std::string& message) {
         std::fprintf(stderr, "%s: %s\n\nTry `%s --help' for more information.\n", inv.prog.c_str(), message.c_str(),
                      inv.prog.c_str());
     else
-        std::fprintf(stderr, "%s: %s (see '%s --help')\n", inv.prog.c_str(), message.c_str(), inv.prog.c_str());
+        std::fprintf(stderr, "%s: %s%s (see '%s --help')\n", inv.prog.c_str(), message.c_str(),
+                     spelling_hint(message).c_str(), inv.prog.c_str());
     return exit_code(errc::syntax_error);
 }
 
 int run_command(const request& req, const invocation& inv) {
+    if (!inv.as_rdiff && req.act != action::none) {
+        if (auto problem = misapplied_option(req)) return report_usage(inv, *problem);
+        if (auto problem = binary_to_terminal(req)) return report_usage(inv, *problem);
+    }
     switch (req.act) {
     case action::signature: return signature_command(req, inv);
     case action::delta: return delta_command(req, inv);

@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include <rdelta/file.hpp>
 #include "options.hpp"
+#include "preflight.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,8 @@ int main(int argc, char** argv) {
     const request& req = std::get<request>(parsed);
     warn_trace(req.verbose_count);
     if (req.show_help) return std::fputs(help_text(inv.as_rdiff).c_str(), stdout), 0;
+    if (!inv.as_rdiff)
+        if (auto problem = bad_force_isa()) return report_usage(inv, *problem);
     if (req.show_version) return std::fputs(version_text(inv.as_rdiff).c_str(), stdout), 0;
 
     rdelta::install_cleanup_handlers();

@@ -1,0 +1,81 @@
+// preflight.cpp - command-line checks that rdiff does not make (see preflight.hpp).
+#include "preflight.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace rdelta::cli {
+
+namespace {
+
+const char* action_name(action a) {
+    switch (a) {
+    case action::signature: return "signature";
+    case action::delta: return "delta";
+    case action::patch: return "patch";
+    case action::none: break;
+    }
+    return "";
+}
+
+// (given, option, the command it belongs to)
+std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req) {
+    switch (req.act) {
+    case action::signature:
+        return {{req.checksum, "--checksum"},   {req.verify, "--verify"},          {req.in_place, "--in-place"},
+                {req.in_place_safe, "--in-place-safe"}, {req.max_output != 0, "--max-output"},
+                {!req.sparse, "--no-sparse"}};
+    case action::delta:
+        return {{req.verify, "--verify"}, {req.in_place, "--in-place"}, {req.max_output != 0, "--max-output"},
+                {!req.sparse, "--no-sparse"}};
+    case action::patch:
+        return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"}};
+    case action::none: break;
+    }
+    return {};
+}
+
+}  // namespace
+
+std::optional<std::string> misapplied_option(const request& req) {
+    for (const auto& [given, name] : options_foreign_to(req))
+        if (given) return std::string(name) + " does not apply to " + action_name(req.act);
+    return std::nullopt;
+}
+
+std::optional<std::string> binary_to_terminal(const request& req) {
+    if (req.force || (req.act != action::signature && req.act != action::delta)) return std::nullopt;
+    const std::size_t out_index = req.act == action::signature ? 1 : 2;
+    const bool to_stdout = req.files.size() <= out_index || req.files[out_index] == "-";
+    if (!to_stdout || !isatty(1)) return std::nullopt;
+    return std::string("standard output is a terminal: the ") + action_name(req.act) +
+           " is binary; name an output file or redirect it (-f writes it anyway)";
+}
+
+std::optional<std::string> bad_force_isa() {
+    const char* forced = std::getenv("RDELTA_FORCE_ISA");
+    if (!forced) return std::nullopt;
+    for (const char* level : {"scalar", "sse2", "avx2", "avx512"})
+        if (std::strcmp(forced, level) == 0) return std::nullopt;
+    return std::string("RDELTA_FORCE_ISA='") + forced + "' is not a SIMD level (scalar, sse2, avx2 or avx512)";
+}
+
+std::string spelling_hint(const std::string& usage_message) {
+    static const std::pair<const char*, const char*> hints[] = {
+        {"--inplace", "--in-place"},     {"--in_place", "--in-place"},   {"--no-cache", "--nocache"},
+        {"--checksums", "--checksum"},   {"--compress", "--gzip or --zstd"}, {"--sparse", "--no-sparse (sparse is the default)"},
+        {"--jobs", "--threads"},         {"--quiet", "--no-progress"},
+    };
+    const auto colon = usage_message.rfind(": ");
+    if (colon == std::string::npos) return "";
+    std::string word = usage_message.substr(colon + 2);
+    if (const auto eq = word.find('='); eq != std::string::npos) word.resize(eq);
+    for (const auto& [spelled, meant] : hints)
+        if (word == spelled) return std::string(" (did you mean ") + meant + "?)";
+    return "";
+}
+
+}  // namespace rdelta::cli

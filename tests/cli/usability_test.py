@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Command-line checks rdiff does not make, under the name rdelta: options that do
+not apply to the command, binary output to a terminal, an unknown RDELTA_FORCE_ISA,
+hints for rsync's spellings; and that under the name rdiff none of them happens.
+Usage: usability_test.py --rdelta PATH. Prints 'N passed, M failed'."""
+import argparse
+import os
+import pty
+import shutil
+import subprocess
+import sys
+import tempfile
+
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what, flush=True)
+
+
+def run(prog, *args, env=None):
+    return subprocess.run([prog, *args], capture_output=True, text=True, env=env)
+
+
+def run_on_terminal(prog, *args):
+    """Run with standard output on a pseudo-terminal; returns (status, bytes shown)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([prog, *args], stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    return p.wait(), shown, p.stderr.read()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rdelta", required=True)
+    rdelta = os.path.abspath(ap.parse_args().rdelta)
+    work = tempfile.mkdtemp(prefix="rdelta-usab-")
+    os.chdir(work)
+    rdiff = os.path.join(work, "rdiff")
+    os.symlink(rdelta, rdiff)
+    with open("a", "wb") as f:
+        f.write(os.urandom(100000))
+    subprocess.run([rdelta, "signature", "a", "a.sig"], check=True)
+
+    for args, option in ((["delta", "--verify", "a.sig", "a", "d1"], "--verify"),
+                         (["signature", "--in-place-safe", "a", "s1"], "--in-place-safe"),
+                         (["patch", "--checksum", "a", "d", "o"], "--checksum"),
+                         (["signature", "--max-output=10", "a", "s2"], "--max-output"),
+                         (["delta", "--no-sparse", "a.sig", "a", "d2"], "--no-sparse"),
+                         (["delta", "--in-place", "a.sig", "a", "d3"], "--in-place")):
+        r = run(rdelta, *args)
+        check(r.returncode == 101 and f"{option} does not apply to {args[0]}" in r.stderr
+              and not os.path.exists(args[-1]), f"{' '.join(args)}: exit {r.returncode}, {r.stderr!r}")
+
+    r = run(rdelta, "--inplace", "patch", "a", "d")
+    check(r.returncode == 101 and "did you mean --in-place?" in r.stderr, f"--inplace hint: {r.stderr!r}")
+    r = run(rdiff, "--inplace", "patch", "a", "d")
+    check(r.returncode == 101 and "did you mean" not in r.stderr, f"no hint under the name rdiff: {r.stderr!r}")
+
+    env = dict(os.environ, RDELTA_FORCE_ISA="avx3")
+    r = run(rdelta, "signature", "a", "s3", env=env)
+    check(r.returncode == 101 and "RDELTA_FORCE_ISA='avx3'" in r.stderr and not os.path.exists("s3"),
+          f"unknown RDELTA_FORCE_ISA: exit {r.returncode}, {r.stderr!r}")
+    r = run(rdelta, "-V", env=env)
+    check(r.returncode == 101, "rdelta -V with an unknown RDELTA_FORCE_ISA fails")
+    r = run(rdelta, "-V", env=dict(os.environ, RDELTA_FORCE_ISA="sse2"))
+    check(r.returncode == 0 and "SIMD in use: sse2" in r.stdout, f"-V shows the capped level: {r.stdout!r}")
+
+    status, shown, err = run_on_terminal(rdelta, "signature", "a")
+    check(status == 101 and shown == b"" and b"standard output is a terminal" in err,
+          f"signature to a terminal is refused: {status}, {len(shown)} bytes shown, {err!r}")
+    status, shown, err = run_on_terminal(rdelta, "delta", "a.sig", "a", "-")
+    check(status == 101 and shown == b"", f"delta to a terminal is refused: {status}")
+    status, shown, err = run_on_terminal(rdelta, "signature", "-f", "a")
+    check(status == 0 and shown.startswith(b"rs\x01"), f"-f writes to the terminal anyway: {status}")
+    status, shown, err = run_on_terminal(rdiff, "signature", "a")
+    check(status == 0 and shown.startswith(b"rs\x01"), f"rdiff writes to the terminal, as Debian's does: {status}")
+
+    os.chdir("/")
+    shutil.rmtree(work)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
