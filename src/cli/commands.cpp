@@ -191,7 +191,8 @@ int signature_command(const request& req, const invocation& inv) {
     if (!out) return report(inv, out.err());
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);
-    auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
+    auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out),
+                                              static_cast<unsigned>(req.threads));
     if (!packed) return report(inv, packed.err());
     stats_printer stats(req, inv);
     stats.start();
@@ -271,7 +272,8 @@ int delta_command(const request& req, const invocation& inv) {
     if (!out) return report(inv, out.err());
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);
-    auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
+    auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out),
+                                              static_cast<unsigned>(req.threads));
     if (!packed) return report(inv, packed.err());
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
     const job_options options{static_cast<unsigned>(req.threads), req.checksum, req.in_place_safe};

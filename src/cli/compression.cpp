@@ -8,6 +8,8 @@
 // Boost's code, to be turned back into that same error here.
 #include "compression.hpp"
 
+#include "zstd_writer.hpp"
+
 #include "zstd_frames.hpp"
 
 #include <boost/iostreams/filter/bzip2.hpp>
@@ -45,7 +47,7 @@ struct codec_info {
 constexpr codec_info codecs[] = {
     {codec::gzip, "gzip", {0x1f, 0x8b}, 2, 6, 9},
     {codec::bzip2, "bzip2", {'B', 'Z', 'h'}, 3, 9, 9},
-    {codec::zstd, "zstd", {0x28, 0xb5, 0x2f, 0xfd}, 4, 3, 19},
+    {codec::zstd, "zstd", {0x28, 0xb5, 0x2f, 0xfd}, 4, 3, 22},
 };
 
 const codec_info* info(codec c) noexcept {
@@ -148,7 +150,7 @@ int max_level(codec c) noexcept {
 
 // ----- Writing ---------------------------------------------------------------------
 
-using compressor = std::variant<io::gzip_compressor, io::bzip2_compressor, io::zstd_compressor>;
+using compressor = std::variant<io::gzip_compressor, io::bzip2_compressor>;
 
 struct compressing_writer::state {
     // Boost's Sink model: takes every byte or throws.
@@ -170,8 +172,9 @@ struct compressing_writer::state {
     codec kind;
     std::string name;
     byte_sink out;
-    std::optional<compressor> filter;  // none for codec::none
+    std::optional<compressor> filter;  // gzip and bzip2
     std::optional<error> sink_error;
+    std::unique_ptr<zstd_writer> zstd;  // libzstd, for frame checksums and worker threads
 };
 
 namespace {
@@ -180,7 +183,7 @@ std::optional<compressor> make_compressor(codec c, int level) {
     switch (c) {
     case codec::gzip: return io::gzip_compressor(io::gzip_params(level), buffer_size);
     case codec::bzip2: return io::bzip2_compressor(io::bzip2_params(level), buffer_size);
-    case codec::zstd: return io::zstd_compressor(io::zstd_params(static_cast<std::uint32_t>(level)), buffer_size);
+    case codec::zstd:  // zstd_writer
     case codec::none: break;
     }
     return std::nullopt;
@@ -188,11 +191,18 @@ std::optional<compressor> make_compressor(codec c, int level) {
 
 }  // namespace
 
-result<compressing_writer> compressing_writer::open(codec c, int level, std::string name, byte_sink out) {
+result<compressing_writer> compressing_writer::open(codec c, int level, std::string name, byte_sink out,
+                                                    unsigned threads) {
     if (c != codec::none && (level < 1 || level > max_level(c)))
         return fail(errc::param_error, name + ": " + codec_name(c) + " level " + std::to_string(level) +
                                            " is out of range (1 to " + std::to_string(max_level(c)) + ")");
-    auto s = std::make_unique<state>(state{c, std::move(name), std::move(out), {}, {}});
+    auto s = std::make_unique<state>(state{c, std::move(name), std::move(out), {}, {}, {}});
+    if (c == codec::zstd) {
+        auto w = zstd_writer::open(level, threads, s->name, s->out);
+        if (!w) return std::move(w).err();
+        s->zstd = std::move(*w);
+        return compressing_writer(std::move(s));
+    }
     auto made = guarded(c, s->name, s->sink_error, direction::compressing, [&]() -> result<void> {
         s->filter = make_compressor(c, level);
         return {};
@@ -207,6 +217,7 @@ compressing_writer::~compressing_writer() = default;
 
 result<void> compressing_writer::write(std::span<const std::uint8_t> bytes) {
     if (s_->kind == codec::none) return s_->out(bytes);
+    if (s_->zstd) return s_->zstd->write(bytes);
     return guarded(s_->kind, s_->name, s_->sink_error, direction::compressing, [&]() -> result<void> {
         state::sink_device sink{s_.get()};
         const char* p = reinterpret_cast<const char*>(bytes.data());
@@ -222,6 +233,7 @@ result<void> compressing_writer::write(std::span<const std::uint8_t> bytes) {
 
 result<void> compressing_writer::finish() {
     if (s_->kind == codec::none) return {};
+    if (s_->zstd) return s_->zstd->finish();
     return guarded(s_->kind, s_->name, s_->sink_error, direction::compressing, [&]() -> result<void> {
         state::sink_device sink{s_.get()};
         std::visit([&](auto& f) { f.close(sink, std::ios_base::out); }, *s_->filter);

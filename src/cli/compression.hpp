@@ -40,8 +40,9 @@ int max_level(codec c) noexcept;
 /// through a writer. Memory is bounded: a few buffers, whatever the stream size.
 class compressing_writer {
 public:
-    /// `name` is the output's, for messages; `out` receives the compressed bytes.
-    static result<compressing_writer> open(codec c, int level, std::string name, byte_sink out);
+    /// `name` is the output's, for messages; `out` receives the compressed bytes;
+    /// `threads` is zstd's worker count (0 = all cores; the output does not depend on it).
+    static result<compressing_writer> open(codec c, int level, std::string name, byte_sink out, unsigned threads = 0);
     compressing_writer(compressing_writer&&) noexcept;
     ~compressing_writer();
 

@@ -90,7 +90,8 @@ option_table::option_table() {
         ("in-place-safe", "delta: only copies that patch --in-place can apply (no data moved back)")
         ("gzip,z", level_arg(), level_help(codec::gzip).c_str())
         ("bzip2,i", level_arg(), level_help(codec::bzip2).c_str())
-        ("zstd", level_arg(), level_help(codec::zstd).c_str());
+        ("zstd", level_arg(), level_help(codec::zstd).c_str())
+        ("ultra", "zstd: allow levels 20 to 22 (much more memory)");
     // Accepted but not listed, as in rdiff.
     hidden.add_options()
         (",h", "Show this help message")
@@ -323,6 +324,8 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.nocache = true;
     } else if (key == "no-sparse") {
         req_.sparse = false;
+    } else if (key == "ultra") {
+        req_.ultra = true;
     } else if (key == "no-fsync") {
         req_.durable = false;
     } else if (key == "checksum") {

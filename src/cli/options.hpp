@@ -51,6 +51,7 @@ struct request {
     // rdelta only: under the name rdiff these stay unknown options, as in Debian's rdiff.
     codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
     int compression_level = 0;         ///< its LEVEL (the codec's default when none was attached)
+    bool ultra = false;                ///< --ultra: zstd levels 20 to 22 allowed
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".

@@ -41,6 +41,8 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
 }  // namespace
 
 std::optional<std::string> misapplied_option(const request& req) {
+    if (req.compression == codec::zstd && req.compression_level > 19 && !req.ultra)
+        return "zstd levels above 19 need --ultra (they use much more memory)";
     for (const auto& [given, name] : options_foreign_to(req))
         if (given) return std::string(name) + " does not apply to " + action_name(req.act);
     return std::nullopt;

@@ -264,7 +264,7 @@ def check_damage(c, d, basis, ref_sig, ref_delta):
 
 
 def check_usage(c, d):
-    for args in (["-z0"], ["-z10"], ["--gzip=x"], ["-i0"], ["--bzip2=10"], ["--zstd=0"], ["--zstd=20"],
+    for args in (["-z0"], ["-z10"], ["--gzip=x"], ["-i0"], ["--bzip2=10"], ["--zstd=0"], ["--zstd=23"],
                  ["--gzip="]):
         err = c.expect_failure(f"bad level {args[0]}", ["signature", *args, "basis", "out"], d, USAGE, usage=True)
         c.check(args[0].encode() in err, f"bad level {args[0]}", f"message does not name {args[0]}: {err!r}")

@@ -45,6 +45,34 @@ def run_on_terminal(prog, *args):
     return p.wait(), shown, p.stderr.read()
 
 
+def zstd_cases(rdelta):
+    """zstd output as the zstd tool makes it: a frame checksum, levels to 22 with
+    --ultra, worker threads that do not change the bytes."""
+    if not shutil.which("zstd"):
+        check(False, "zstd is not installed (.ci/install-deps installs it)")
+        return
+    with open("big", "wb") as f:
+        f.write(os.urandom(3 << 20) + bytes(3 << 20))
+    r = run(rdelta, "delta", "--zstd=19", "-j1", "a.sig", "big", "d1.zst")
+    r2 = run(rdelta, "delta", "--zstd=19", "-j2", "a.sig", "big", "d2.zst")
+    check(r.returncode == 0 and r2.returncode == 0 and open("d1.zst", "rb").read() == open("d2.zst", "rb").read(),
+          "zstd output does not depend on the thread count")
+    listing = subprocess.run(["zstd", "-lv", "d1.zst"], capture_output=True, text=True).stdout
+    check("Check: XXH64" in listing, f"zstd frames carry a content checksum: {listing!r}")
+    check(subprocess.run(["zstd", "-tq", "d1.zst"]).returncode == 0, "zstd -t accepts the output")
+    plain = subprocess.run([rdelta, "delta", "a.sig", "big", "-"], capture_output=True).stdout
+    unpacked = subprocess.run(["zstd", "-dc", "d1.zst"], capture_output=True).stdout
+    check(unpacked == plain, "the zstd stream holds the plain delta")
+    r = run(rdelta, "signature", "--zstd=22", "a", "s22.zst")
+    check(r.returncode == 101 and "--ultra" in r.stderr and not os.path.exists("s22.zst"),
+          f"--zstd=22 needs --ultra: {r.stderr!r}")
+    r = run(rdelta, "signature", "--zstd=22", "--ultra", "a", "s22.zst")
+    check(r.returncode == 0 and subprocess.run(["zstd", "-dc", "s22.zst"], capture_output=True).stdout
+          == open("a.sig", "rb").read(), "--ultra --zstd=22 works")
+    r = run(rdelta, "signature", "--zstd=23", "--ultra", "a", "s23.zst")
+    check(r.returncode == 101, "--zstd=23 is out of range")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
@@ -91,6 +119,7 @@ def main():
     status, shown, err = run_on_terminal(rdiff, "signature", "a")
     check(status == 0 and shown.startswith(b"rs\x01"), f"rdiff writes to the terminal, as Debian's does: {status}")
 
+    zstd_cases(rdelta)
     os.chdir("/")
     shutil.rmtree(work)
     print(f"{passed} passed, {failed} failed")

@@ -303,8 +303,8 @@ TEST_CASE("compression options: rdelta only, level attached, last one wins") {
     CHECK(rejected({"-z0", "sig"}, false) == "gzip level must be 1 to 9: -z0");
     CHECK(rejected({"-z10", "sig"}, false) == "gzip level must be 1 to 9: -z10");
     CHECK(rejected({"-i10", "sig"}, false) == "bzip2 level must be 1 to 9: -i10");
-    CHECK(rejected({"--zstd=20", "sig"}, false) == "zstd level must be 1 to 19: --zstd=20");
-    CHECK(rejected({"--zstd=99999999999", "sig"}, false) == "zstd level must be 1 to 19: --zstd=99999999999");
+    CHECK(rejected({"--zstd=23", "sig"}, false) == "zstd level must be 1 to 22: --zstd=23");
+    CHECK(rejected({"--zstd=99999999999", "sig"}, false) == "zstd level must be 1 to 22: --zstd=99999999999");
     CHECK(rejected({"--gzip=", "sig"}, false) == "gzip level must be 1 to 9: --gzip=");
     CHECK(rejected({"-zf", "sig"}, false) == "invalid numeric value: -zf");
     CHECK(rejected({"--bzip2=fast", "sig"}, false) == "invalid numeric value: --bzip2=fast");
