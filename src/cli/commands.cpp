@@ -3,6 +3,7 @@
 // parameters) so exit codes match, but nothing is created before all checks pass.
 #include "commands.hpp"
 
+#include "benchmark_command.hpp"
 #include "compression.hpp"
 #include "preflight.hpp"
 #include "exit_codes.hpp"
@@ -393,6 +394,7 @@ int run_command(const request& req, const invocation& inv) {
     case action::signature: return signature_command(req, inv);
     case action::delta: return delta_command(req, inv);
     case action::patch: return patch_command(req, inv);
+    case action::benchmark: return benchmark_command(req, inv);
     case action::none: break;
     }
     return report_usage(inv, "You must specify an action: `signature', `delta', or `patch'.");

@@ -91,7 +91,8 @@ option_table::option_table() {
         ("gzip,z", level_arg(), level_help(codec::gzip).c_str())
         ("bzip2,i", level_arg(), level_help(codec::bzip2).c_str())
         ("zstd", level_arg(), level_help(codec::zstd).c_str())
-        ("ultra", "zstd: allow levels 20 to 22 (much more memory)");
+        ("ultra", "zstd: allow levels 20 to 22 (much more memory)")
+        ("json", "benchmark: print the table as JSON");
     // Accepted but not listed, as in rdiff.
     hidden.add_options()
         (",h", "Show this help message")
@@ -324,6 +325,8 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.nocache = true;
     } else if (key == "no-sparse") {
         req_.sparse = false;
+    } else if (key == "json") {
+        req_.json = true;
     } else if (key == "ultra") {
         req_.ultra = true;
     } else if (key == "no-fsync") {
@@ -379,16 +382,17 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
 }
 
 /// rdiff's isprefix(): the action may be any prefix of the command name, even "".
-action match_action(std::string_view word) {
+action match_action(std::string_view word, bool as_rdiff) {
     if (std::string_view("signature").starts_with(word)) return action::signature;
     if (std::string_view("delta").starts_with(word)) return action::delta;
     if (std::string_view("patch").starts_with(word)) return action::patch;
+    if (!as_rdiff && word.size() >= 2 && std::string_view("benchmark").starts_with(word)) return action::benchmark;
     return action::none;
 }
 
 /// After the options: the action, and the one file delta and patch cannot do without.
 void command_line::resolve_action() {
-    req_.act = positionals_.empty() ? action::none : match_action(positionals_.front());
+    req_.act = positionals_.empty() ? action::none : match_action(positionals_.front(), as_rdiff_);
     if (req_.act == action::none) {
         fail("You must specify an action: `signature', `delta', or `patch'.");
         return;

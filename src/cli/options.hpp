@@ -15,7 +15,7 @@
 
 namespace rdelta::cli {
 
-enum class action { none, signature, delta, patch };
+enum class action { none, signature, delta, patch, benchmark };
 
 /// Everything the command line asked for. Numbers are as given (not validated
 /// beyond being integers in rdiff's `int` range); names of hash/rollsum are raw
@@ -52,6 +52,7 @@ struct request {
     codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
     int compression_level = 0;         ///< its LEVEL (the codec's default when none was attached)
     bool ultra = false;                ///< --ultra: zstd levels 20 to 22 allowed
+    bool json = false;                 ///< --json: machine-readable output (benchmark)
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".

@@ -16,6 +16,7 @@ const char* action_name(action a) {
     case action::signature: return "signature";
     case action::delta: return "delta";
     case action::patch: return "patch";
+    case action::benchmark: return "benchmark";
     case action::none: break;
     }
     return "";
@@ -27,12 +28,13 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
     case action::signature:
         return {{req.checksum, "--checksum"},   {req.verify, "--verify"},          {req.in_place, "--in-place"},
                 {req.in_place_safe, "--in-place-safe"}, {req.max_output != 0, "--max-output"},
-                {!req.sparse, "--no-sparse"}};
+                {!req.sparse, "--no-sparse"}, {req.json, "--json"}};
     case action::delta:
         return {{req.verify, "--verify"}, {req.in_place, "--in-place"}, {req.max_output != 0, "--max-output"},
-                {!req.sparse, "--no-sparse"}};
+                {!req.sparse, "--no-sparse"}, {req.json, "--json"}};
     case action::patch:
-        return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"}};
+        return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"}, {req.json, "--json"}};
+    case action::benchmark: return {};
     case action::none: break;
     }
     return {};

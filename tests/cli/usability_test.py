@@ -73,6 +73,28 @@ def zstd_cases(rdelta):
     check(r.returncode == 101, "--zstd=23 is out of range")
 
 
+def benchmark_cases(rdelta, rdiff):
+    import json
+    r = run(rdelta, "benchmark", "--json")
+    try:
+        table = json.loads(r.stdout)
+    except ValueError:
+        table = {}
+    rows = table.get("rows", [])
+    levels = {row["level"] for row in rows if row["what"].startswith("strong MD4")}
+    check(r.returncode == 0 and "scalar" in levels and table.get("simd_in_use") in levels,
+          f"benchmark --json lists each SIMD level up to the one in use: {levels}, {r.stderr!r}")
+    check(all(row["mb_per_s"] > 0 for row in rows) and {"signature", "delta", "patch"} <= {row["what"] for row in rows},
+          "benchmark measures every kernel and signature, delta and patch")
+    r = run(rdelta, "benchmark", env=dict(os.environ, RDELTA_FORCE_ISA="scalar"))
+    check(r.returncode == 0 and "SIMD in use: scalar" in r.stdout and " sse2 " not in r.stdout,
+          "benchmark stops at the forced level")
+    r = run(rdiff, "benchmark")
+    check(r.returncode == 101, "rdiff has no benchmark action")
+    r = run(rdelta, "--json", "signature", "a", "sj")
+    check(r.returncode == 101 and "--json does not apply" in r.stderr, "--json is for benchmark")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
@@ -120,6 +142,7 @@ def main():
     check(status == 0 and shown.startswith(b"rs\x01"), f"rdiff writes to the terminal, as Debian's does: {status}")
 
     zstd_cases(rdelta)
+    benchmark_cases(rdelta, rdiff)
     os.chdir("/")
     shutil.rmtree(work)
     print(f"{passed} passed, {failed} failed")
