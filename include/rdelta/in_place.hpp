@@ -63,6 +63,9 @@ struct in_place_options {
     std::uint64_t batch_bytes = std::uint64_t{64} << 20;
     /// Called now and then while writing: delta bytes applied and their total.
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+    /// Called after each batch has been journaled and written (1, 2, ...): a hook for
+    /// crash tests and for callers that want to watch the commit protocol.
+    std::function<void(std::uint64_t batch)> after_batch;
 };
 
 /// What an in-place patch did.

@@ -11,6 +11,8 @@
 
 #include <chrono>
 #include <cinttypes>
+#include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <memory>
@@ -77,6 +79,15 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
         if (!meter) meter = std::make_unique<progress_meter>(show, "patch --in-place", static_cast<std::int64_t>(total));
         meter->update(static_cast<std::int64_t>(done));
     };
+    // Test hooks (tests/cli/in_place_crash_test.py): small journal batches, so a
+    // crash can land between many of them, and a SIGKILL right after batch N.
+    if (const char* b = std::getenv("RDELTA_INPLACE_BATCH_BYTES")) options.batch_bytes = std::strtoull(b, nullptr, 10);
+    if (const char* k = std::getenv("RDELTA_TEST_KILL_AFTER_BATCH")) {
+        const std::uint64_t n = std::strtoull(k, nullptr, 10);
+        options.after_batch = [n](std::uint64_t batch) {
+            if (batch == n) std::raise(SIGKILL);
+        };
+    }
     {
         auto probe = (*opener)();  // the name errors give the delta
         if (!probe) return report(inv, probe.err());

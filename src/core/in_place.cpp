@@ -229,6 +229,35 @@ private:
     std::string name_;
 };
 
+// The delta's checksum trailer, found by decoding the commands only.
+result<std::vector<std::uint8_t>> find_trailer(byte_source& in) {
+    detail::command_stream reader(in);
+    if (auto started = reader.start(); !started) return std::move(started).err();
+    for (;;) {
+        auto c = reader.next();
+        if (!c) return std::move(c).err();
+        if (c->kind == detail::cmd_kind::end) break;
+    }
+    auto rest = reader.after_end(detail::trailer_size);
+    if (!rest) return std::move(rest).err();
+    if (!detail::is_trailer(rest->data(), rest->size())) rest->clear();
+    return rest;
+}
+
+// A delta that does not apply may have been applied already (a retried job): with a
+// trailer, the file then matches it. Such a delta is refused as corrupt, as a delta
+// whose checks pass but whose would-be output does not match.
+error explain_refusal(error e, const delta_opener& open, in_place_file& file, const patch_options& options) {
+    if (e.code != errc::input_ended && e.code != errc::param_error) return e;
+    auto in = open();
+    if (!in) return e;
+    auto trailer = find_trailer(**in);
+    if (!trailer || trailer->empty() || detail::get_be(trailer->data() + 4, 8) != file.size()) return e;
+    file_reader reader(file);
+    if (!verify_trailer(*trailer, reader, file.size(), options.delta_name)) return e;
+    return fail(errc::corrupt, options.delta_name + ": already applied: the file matches the delta's checksum trailer");
+}
+
 }  // namespace
 
 result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options) {
@@ -242,7 +271,7 @@ result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& f
     auto in = open();
     if (!in) return std::move(in).err();
     auto checked = check(**in, file, popt, stats.job, nullptr);
-    if (!checked) return std::move(checked).err();
+    if (!checked) return explain_refusal(std::move(checked).err(), open, file, popt);
     stats.has_trailer = !checked->trailer.empty();
     if (stats.has_trailer) {
         auto again = open();
@@ -258,7 +287,7 @@ result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& f
         journal.emplace(*options.journal, file);
         if (auto b = journal->begin(); !b) return std::move(b).err();
     }
-    detail::write_batch batch(file, journal ? &*journal : nullptr, options.batch_bytes);
+    detail::write_batch batch(file, journal ? &*journal : nullptr, options.batch_bytes, options.after_batch);
     auto written = [&]() -> result<void> {
         auto again = open();
         if (!again) return std::move(again).err();

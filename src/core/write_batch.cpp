@@ -22,8 +22,10 @@ const std::vector<std::uint8_t>& zeros() {
 
 }  // namespace
 
-write_batch::write_batch(in_place_file& file, journal_writer* journal, std::uint64_t batch_bytes)
-    : file_(file), journal_(journal), batch_bytes_(std::max<std::uint64_t>(batch_bytes, 1)) {}
+write_batch::write_batch(in_place_file& file, journal_writer* journal, std::uint64_t batch_bytes,
+                         std::function<void(std::uint64_t)> after_batch)
+    : file_(file), journal_(journal), batch_bytes_(std::max<std::uint64_t>(batch_bytes, 1)),
+      after_batch_(std::move(after_batch)) {}
 
 std::size_t write_batch::literal_room() const noexcept {
     return std::max<std::size_t>(literal_capacity - data_.size(), 1);
@@ -75,6 +77,7 @@ result<void> write_batch::flush() {
         if (auto r = run(o); !r) return r;
     ops_.clear(), data_.clear();
     queued_ = 0;
+    if (after_batch_) after_batch_(++batches_);
     return {};
 }
 

@@ -12,6 +12,7 @@
 #include <rdelta/in_place.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -20,7 +21,8 @@ namespace rdelta::detail {
 class write_batch {
 public:
     /// `journal` may be null (no journal: writes go straight out, batch by batch).
-    write_batch(in_place_file& file, journal_writer* journal, std::uint64_t batch_bytes);
+    write_batch(in_place_file& file, journal_writer* journal, std::uint64_t batch_bytes,
+                std::function<void(std::uint64_t)> after_batch = {});
 
     /// Queue literal bytes for [dst, dst + bytes.size()); may run the batch first.
     result<void> literal(std::uint64_t dst, std::span<const std::uint8_t> bytes);
@@ -55,7 +57,8 @@ private:
     std::vector<std::uint8_t> data_, copy_buf_;
     std::uint64_t queued_ = 0;  // bytes the batch will overwrite
     bool started_ = false;
-    std::uint64_t image_written_ = 0;
+    std::uint64_t image_written_ = 0, batches_ = 0;
+    std::function<void(std::uint64_t)> after_batch_;
 };
 
 }  // namespace rdelta::detail
