@@ -443,7 +443,7 @@ std::string usage_lines(const std::string& prog) {
     return "Usage: " + prog + " [OPTIONS] signature [BASIS [SIGNATURE]]\n" +
            indent + "[OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n" +
            indent + "[OPTIONS] patch BASIS [DELTA [NEWFILE]]\n" +
-           (prog == "rdelta" ? indent + "recover IMAGE   (after an interrupted patch --in-place)\n" : std::string());
+           (prog == "rdelta" ? indent + "[OPTIONS] recover IMAGE\n" : std::string());
 }
 
 constexpr std::string_view version_body =
