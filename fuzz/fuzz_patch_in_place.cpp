@@ -91,7 +91,7 @@ public:
         at_ += n;
         return n;
     }
-    std::int64_t size_hint() const noexcept override { return -1; }
+    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(d_.size()); }
     const std::string& name() const noexcept override { return name_; }
 
 private:
@@ -129,10 +129,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint64_t batch = p.pick(batches);
     const std::uint64_t hole_from = p.value<std::uint64_t>(0, 4) * page, hole_len = p.value<std::uint64_t>(0, 3) * page;
     const bool checksum = p.boolean();
-    static constexpr std::uint32_t blocks[] = {1, 16, 64, 512, 4096};
+    static constexpr std::uint32_t blocks[] = {16, 64, 256, 512, 4096};
     const std::uint32_t block = p.pick(blocks);
     const bool add_magic = p.boolean();
-    const std::size_t image_len = p.value<std::size_t>(0, 20000);
+    const std::size_t image_len = p.value<std::size_t>(0, 12000);
     const auto image_part = p.bytes(image_len);
     const auto rest = p.rest();
 

@@ -72,6 +72,7 @@ enum class recovery_action {
     completed,    ///< the patch had committed: its final size was set
 };
 
+/// The outcome of recover_in_place().
 struct recovery_result {
     recovery_action action = recovery_action::none;
     std::uint64_t records = 0;         ///< regions restored

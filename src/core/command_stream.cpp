@@ -7,19 +7,23 @@
 namespace rdelta::detail {
 
 command_stream::command_stream(byte_source& in, std::size_t buffer_bytes)
-    : in_(in), buf_(std::max<std::size_t>(buffer_bytes, 64)) {}
+    : in_(in), cap_(std::max<std::size_t>(buffer_bytes, 64)) {
+    // A small delta needs no large buffer (+17: the longest command, to see the end).
+    if (in.size_hint() >= 0) cap_ = std::max<std::size_t>(std::min<std::uint64_t>(cap_, static_cast<std::uint64_t>(in.size_hint()) + 17), 64);
+    buf_ = std::make_unique_for_overwrite<std::uint8_t[]>(cap_);
+}
 
 // Make at least `need` unread bytes available unless the input ends first.
 result<void> command_stream::fill(std::size_t need) {
     if (hi_ - lo_ >= need || eof_) return {};
     if (lo_ > 0) {
-        std::memmove(buf_.data(), buf_.data() + lo_, hi_ - lo_);
+        std::memmove(buf_.get(), buf_.get() + lo_, hi_ - lo_);
         hi_ -= lo_, lo_ = 0;
     }
     while (hi_ < need && !eof_) {
-        auto got = in_.read_full(buf_.data() + hi_, buf_.size() - hi_);
+        auto got = in_.read_full(buf_.get() + hi_, cap_ - hi_);
         if (!got) return std::move(got).err();
-        eof_ = *got < buf_.size() - hi_;
+        eof_ = *got < cap_ - hi_;
         hi_ += *got;
     }
     return {};
@@ -28,7 +32,7 @@ result<void> command_stream::fill(std::size_t need) {
 result<void> command_stream::start() {
     if (auto f = fill(4); !f) return f;
     if (hi_ - lo_ < 4) return fail_at(errc::input_ended, "delta is truncated inside its 4-byte magic");
-    const std::uint32_t m = get_be32(buf_.data() + lo_);
+    const std::uint32_t m = get_be32(buf_.get() + lo_);
     if (m != static_cast<std::uint32_t>(magic::delta)) {
         char text[120];
         std::snprintf(text, sizeof text, "bad magic %#x, expected %#x: not a delta", m,
@@ -42,13 +46,13 @@ result<void> command_stream::start() {
 result<delta_command> command_stream::next() {
     // Literal data the caller did not take is skipped.
     while (literal_left_ > 0) {
-        auto piece = literal_piece(buf_.size());
+        auto piece = literal_piece(cap_);
         if (!piece) return std::move(piece).err();
     }
     char text[200];
     if (auto f = fill(17); !f) return std::move(f).err();  // the longest command: 1 + 8 + 8
     if (lo_ == hi_) return fail_at(errc::input_ended, "delta is truncated before the END command");
-    const std::uint8_t* p = buf_.data() + lo_;
+    const std::uint8_t* p = buf_.get() + lo_;
     const std::uint8_t opcode = p[0];
     const auto& op = opcode_table()[opcode];
     delta_command c{op.kind, at_};
@@ -86,16 +90,15 @@ result<std::span<const std::uint8_t>> command_stream::literal_piece(std::size_t 
         if (lo_ == hi_) return fail_at(errc::input_ended, "delta is truncated inside LITERAL data");
     }
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>({literal_left_, max, hi_ - lo_}));
-    const std::span<const std::uint8_t> piece(buf_.data() + lo_, n);
+    const std::span<const std::uint8_t> piece(buf_.get() + lo_, n);
     lo_ += n, at_ += n, literal_left_ -= n;
     return piece;
 }
 
 result<std::vector<std::uint8_t>> command_stream::after_end(std::size_t n) {
-    if (auto f = fill(std::min(n, buf_.size())); !f) return std::move(f).err();
+    if (auto f = fill(std::min(n, cap_)); !f) return std::move(f).err();
     const std::size_t k = std::min(n, hi_ - lo_);
-    return std::vector<std::uint8_t>(buf_.begin() + static_cast<std::ptrdiff_t>(lo_),
-                                     buf_.begin() + static_cast<std::ptrdiff_t>(lo_ + k));
+    return std::vector<std::uint8_t>(buf_.get() + lo_, buf_.get() + lo_ + k);
 }
 
 }  // namespace rdelta::detail

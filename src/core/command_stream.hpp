@@ -41,7 +41,8 @@ private:
     error fail_at(errc code, const char* what) const { return fail(code, name() + ": " + what); }
 
     byte_source& in_;
-    std::vector<std::uint8_t> buf_;
+    std::unique_ptr<std::uint8_t[]> buf_;  // not zeroed: a pass costs no 1 MiB memset
+    std::size_t cap_;
     std::size_t lo_ = 0, hi_ = 0;  // unread bytes are buf_[lo_, hi_)
     bool eof_ = false;
     std::uint64_t at_ = 0;          // offset in the delta of buf_[lo_]

@@ -77,7 +77,9 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
     dirty_regions dirty;
     check_result res;
     std::uint64_t& out = res.out_size;
-    std::vector<std::uint8_t> buf(sum ? chunk_bytes : 0);
+    const std::size_t buf_size = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, basis_size + 1));
+    auto buf_store = std::make_unique_for_overwrite<std::uint8_t[]>(sum ? buf_size : 0);
+    const std::span<std::uint8_t> buf(buf_store.get(), sum ? buf_size : 0);
     stats = job_stats{};
     stats.op = "patch";
     for (;;) {
@@ -106,7 +108,7 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
                 return unsafe(options.delta_name, *c, out);
             if (c->pos != out) dirty.add(out, out + c->len);
             for (std::uint64_t done = 0; sum && done < c->len;) {  // source bytes are still original
-                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, c->len - done));
+                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), c->len - done));
                 if (file.is_hole(c->pos + done, n)) {
                     std::fill_n(buf.begin(), n, 0);
                     sum->update(buf.data(), n);

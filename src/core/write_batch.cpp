@@ -116,9 +116,9 @@ result<void> write_batch::run(const op& o) {
         break;
     }
     // Front to back, which is safe as the source starts after the destination.
-    copy_buf_.resize(zero_piece);
+    if (!copy_buf_) copy_buf_ = std::make_unique_for_overwrite<std::uint8_t[]>(zero_piece);
     for (std::uint64_t done = 0; done < o.len;) {
-        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(copy_buf_.size(), o.len - done));
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(zero_piece, o.len - done));
         if (file_.is_hole(o.src + done, n)) {  // holes in the source are not read
             if (auto w = write_zeros(o.dst + done, n); !w) return w;
             done += n;
@@ -126,14 +126,14 @@ result<void> write_batch::run(const op& o) {
         }
         std::size_t got = 0;
         while (got < n) {
-            auto r = file_.read(o.src + done + got, {copy_buf_.data() + got, n - got});
+            auto r = file_.read(o.src + done + got, {copy_buf_.get() + got, n - got});
             if (!r) return std::move(r).err();
             if (*r == 0) return fail(errc::input_ended, "basis ended while copying");
             got += *r;
         }
-        if (all_zero(copy_buf_.data(), n)) {
+        if (all_zero(copy_buf_.get(), n)) {
             if (auto w = write_zeros(o.dst + done, n); !w) return w;
-        } else if (auto w = write(o.dst + done, {copy_buf_.data(), n}); !w) {
+        } else if (auto w = write(o.dst + done, {copy_buf_.get(), n}); !w) {
             return w;
         }
         done += n;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -54,7 +55,8 @@ private:
     journal_writer* journal_;
     std::uint64_t batch_bytes_;
     std::vector<op> ops_;
-    std::vector<std::uint8_t> data_, copy_buf_;
+    std::vector<std::uint8_t> data_;
+    std::unique_ptr<std::uint8_t[]> copy_buf_;  // allocated by the first move
     std::uint64_t queued_ = 0;  // bytes the batch will overwrite
     bool started_ = false;
     std::uint64_t image_written_ = 0, batches_ = 0;
