@@ -33,20 +33,32 @@ struct region {
     std::uint64_t from, to;
 };
 
+// Regions already written, sorted and disjoint. Memory is bounded: past max_regions
+// neighbours are merged pairwise, which only makes the check stricter (a COPY from a
+// merged gap is refused). rdelta's --in-place-safe deltas copy only from at or after
+// the output offset, beyond every dirty region, so they never reach a lookup.
 class dirty_regions {
 public:
     void add(std::uint64_t from, std::uint64_t to) {
         if (!list_.empty() && list_.back().to == from) list_.back().to = to;
         else list_.push_back({from, to});
+        if (list_.size() > max_regions) coarsen();
     }
     bool intersects(std::uint64_t from, std::uint64_t to) const {
-        // First region ending after `from`; regions are sorted and disjoint.
+        // First region ending after `from`.
         auto it = std::upper_bound(list_.begin(), list_.end(), from,
                                    [](std::uint64_t v, const region& r) { return v < r.to; });
         return it != list_.end() && it->from < to;
     }
 
 private:
+    static constexpr std::size_t max_regions = std::size_t{1} << 20;  // 16 MiB
+    void coarsen() {
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < list_.size(); i += 2)
+            list_[k++] = {list_[i].from, i + 1 < list_.size() ? list_[i + 1].to : list_[i].to};
+        list_.resize(k);
+    }
     std::vector<region> list_;
 };
 
@@ -59,6 +71,29 @@ error unsafe(const std::string& name, const detail::delta_command& c, std::uint6
                   " after they are overwritten (output offset %" PRIu64 "); make it with delta --in-place-safe",
                   c.offset, c.pos, c.pos + c.len, out_pos);
     return fail(errc::param_error, name + ": " + text);
+}
+
+// The checks every command must pass before (pass 1) and again while (pass 3) it is
+// applied: within the output limit and the basis, and safe in place. Pass 3 repeats
+// them so a delta file changed between the passes cannot write unchecked commands.
+result<void> check_command(const detail::delta_command& c, std::uint64_t out, std::uint64_t basis_size,
+                           dirty_regions& dirty, const patch_options& options) {
+    if (c.len > options.max_output - out) return fail(errc::mem_error, options.delta_name + ": output would exceed the limit");
+    if (c.kind == detail::cmd_kind::literal) {
+        dirty.add(out, out + c.len);
+        return {};
+    }
+    if (c.pos > basis_size || c.len > basis_size - c.pos) {
+        char text[200];
+        std::snprintf(text, sizeof text, "COPY at offset %" PRIu64 " reads past the end of the basis (%" PRIu64 " bytes)",
+                      c.offset, basis_size);
+        return fail(errc::input_ended, options.delta_name + ": " + text);
+    }
+    const bool overlaps_own = c.pos < out && c.pos + c.len > out;
+    if (c.pos != out && (overlaps_own || (c.pos < out && dirty.intersects(c.pos, c.pos + c.len))))
+        return unsafe(options.delta_name, c, out);
+    if (c.pos != out) dirty.add(out, out + c.len);
+    return {};
 }
 
 struct check_result {
@@ -86,10 +121,8 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
         auto c = reader.next();
         if (!c) return std::move(c).err();
         if (c->kind == detail::cmd_kind::end) break;
-        if (c->len > options.max_output - out)
-            return fail(errc::mem_error, options.delta_name + ": output would exceed the limit");
+        if (auto ok = check_command(*c, out, basis_size, dirty, options); !ok) return std::move(ok).err();
         if (c->kind == detail::cmd_kind::literal) {
-            dirty.add(out, out + c->len);
             while (reader.literal_left() > 0) {
                 auto piece = reader.literal_piece(chunk_bytes);
                 if (!piece) return std::move(piece).err();
@@ -97,16 +130,6 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
             }
             stats.lit_cmds += 1, stats.lit_bytes += static_cast<std::int64_t>(c->len);
         } else {
-            if (c->pos > basis_size || c->len > basis_size - c->pos) {
-                char text[200];
-                std::snprintf(text, sizeof text, "COPY at offset %" PRIu64 " reads past the end of the basis (%" PRIu64 " bytes)",
-                              c->offset, basis_size);
-                return fail(errc::input_ended, options.delta_name + ": " + text);
-            }
-            const bool overlaps_own = c->pos < out && c->pos + c->len > out;
-            if (c->pos != out && (dirty.intersects(c->pos, c->pos + c->len) || overlaps_own))
-                return unsafe(options.delta_name, *c, out);
-            if (c->pos != out) dirty.add(out, out + c->len);
             for (std::uint64_t done = 0; sum && done < c->len;) {  // source bytes are still original
                 const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), c->len - done));
                 if (file.is_hole(c->pos + done, n)) {
@@ -145,29 +168,33 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
 }
 
 // Pass 3: every command queued into write batches, which journal and then write.
-result<void> apply(byte_source& in, detail::write_batch& batch, std::uint64_t total,
-                   const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+result<void> apply(byte_source& in, detail::write_batch& batch, const check_result& checked, std::uint64_t basis_size,
+                   const patch_options& options, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
     detail::command_stream reader(in);
     if (auto started = reader.start(); !started) return started;
+    dirty_regions dirty;
     std::uint64_t out = 0;
     for (;;) {
         auto c = reader.next();
         if (!c) return std::move(c).err();
         if (c->kind == detail::cmd_kind::end) break;
+        if (auto ok = check_command(*c, out, basis_size, dirty, options); !ok) return ok;
         if (c->kind == detail::cmd_kind::literal) {
             for (std::uint64_t at = out; reader.literal_left() > 0;) {
                 auto piece = reader.literal_piece(batch.literal_room());
                 if (!piece) return std::move(piece).err();
                 if (auto q = batch.literal(at, *piece); !q) return q;
                 at += piece->size();
-                if (progress) progress(reader.consumed(), total);
+                if (progress) progress(reader.consumed(), checked.delta_size);
             }
         } else if (c->pos != out) {
             if (auto q = batch.move(c->pos, out, c->len); !q) return q;
         }
         out += c->len;
-        if (progress) progress(reader.consumed(), total);
+        if (progress) progress(reader.consumed(), checked.delta_size);
     }
+    if (out != checked.out_size || reader.consumed() != checked.delta_size)
+        return fail(errc::corrupt, options.delta_name + ": changed while it was being applied");
     return batch.flush();
 }
 
@@ -293,7 +320,7 @@ result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& f
     auto written = [&]() -> result<void> {
         auto again = open();
         if (!again) return std::move(again).err();
-        if (auto a = apply(**again, batch, checked->delta_size, options.progress); !a) return a;
+        if (auto a = apply(**again, batch, *checked, old_size, popt, options.progress); !a) return a;
         if (new_size > old_size)
             if (auto r = file.resize(new_size); !r) return r;
         if (auto s = file.sync(); !s) return s;
