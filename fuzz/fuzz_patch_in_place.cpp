@@ -143,7 +143,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         static constexpr std::uint8_t magic[] = {0x72, 0x73, 0x02, 0x36};
         const std::size_t prefix = add_magic ? sizeof magic : 0;
         delta.resize(prefix + rest.size());
-        std::memcpy(delta.data(), magic, prefix);
+        if (prefix) std::memcpy(delta.data(), magic, prefix);
         if (!rest.empty()) std::memcpy(delta.data() + prefix, rest.data(), rest.size());
     } else {
         auto sig_bytes = make_signature(image, {0x72730147, block, 8});
