@@ -274,6 +274,35 @@ def damaged_journals(tool, work, rng):
     damaged("header never valid", lambda b: bytes(1024) + b[1024:], 0, False)
 
 
+def journal_names(tool, work, rng):
+    """The journal sits beside a symlink's target, and has a short name when
+    .IMAGE.rdelta-journal would exceed NAME_MAX."""
+    name, old, new = scenarios(work, rng)[0]
+    delta = os.path.join(work, "names.delta")
+    make_delta(tool, old, new, delta)
+    env = {"RDELTA_INPLACE_BATCH_BYTES": str(256 * 1024), "RDELTA_TEST_KILL_AFTER_BATCH": "2"}
+    os.makedirs(os.path.join(work, "target"))
+    os.makedirs(os.path.join(work, "links"))
+    real = sparse_copy(old, os.path.join(work, "target", "disk.img"))
+    link = os.path.join(work, "links", "disk.img")
+    os.symlink(real, link)
+    r = tool.run("patch", "--in-place", link, delta, env=env)
+    check(r.returncode == -signal.SIGKILL, f"symlink: interrupted ({r.returncode})")
+    check(os.path.exists(journal_of(real)) and not os.path.exists(journal_of(link)),
+          f"symlink: the journal is beside the target: {os.listdir(os.path.join(work, 'target'))}")
+    r = tool.run("recover", link)
+    check(r.returncode == 0 and state(real) == state(old), f"symlink: recovered through the link: {r.stderr}")
+    long_name = os.path.join(work, "d" * 250 + ".img")
+    sparse_copy(old, long_name)
+    r = tool.run("patch", "--in-place", long_name, delta, env=env)
+    short = [f for f in os.listdir(work) if f.startswith(".rdelta-journal-")]
+    check(len(short) == 1 and len(short[0]) == len(".rdelta-journal-") + 16, f"long name: short journal name {short}")
+    r = tool.run("patch", "--in-place", long_name, delta)
+    check(r.returncode == 0 and "rolled back" in r.stderr, f"long name: the next patch rolls back first: {r.stderr}")
+    check(open(long_name, "rb").read() == open(new, "rb").read(), "long name: then applies the delta")
+    check(not [f for f in os.listdir(work) if f.startswith(".rdelta-journal-")], "long name: journal removed")
+
+
 def enospc(tool, work, rng, rdelta, inner):
     """Outer: re-run this script in a private mount namespace. Inner: on a small tmpfs."""
     if not inner:
@@ -339,6 +368,7 @@ def main():
     try:
         steps = (("r", lambda d: repeated_apply(tool, d, rng)),
                  ("d", lambda d: damaged_journals(tool, d, rng)),
+                 ("n", lambda d: journal_names(tool, d, rng)),
                  ("e", lambda d: enospc(tool, d, rng, rdelta, False)),
                  ("c", lambda d: crash_runs(tool, d, rng, a.runs)))
         for sub, step in steps:  # each in its own folder
