@@ -31,18 +31,31 @@ std::size_t write_batch::literal_room() const noexcept {
     return std::max<std::size_t>(literal_capacity - data_.size(), 1);
 }
 
-result<void> write_batch::queue(op o) {
-    if (!ops_.empty()) {  // contiguous pieces of one kind become one write
-        op& last = ops_.back();
-        if (last.kind == o.kind && last.dst + last.len == o.dst && o.kind != op_kind::move) {
-            last.len += o.len, queued_ += o.len;
-            return queued_ >= batch_bytes_ ? flush() : result<void>{};
-        }
+// Journal the old content of a region as soon as it is queued (it stays intact
+// until the batch runs), so the batch size counts the journal's data bytes: a COPY
+// of zeros across a hole of many GiB saves a hole record and does not end a batch.
+result<void> write_batch::note(std::uint64_t dst, std::uint64_t len) {
+    if (!journal_) {
+        queued_ += len;
+        return {};
     }
-    ops_.push_back(o);
-    queued_ += o.len;
-    if (queued_ >= batch_bytes_ || ops_.size() >= max_ops) return flush();
+    if (auto s = journal_->save(dst, len); !s) return s;
+    queued_ = journal_->bytes_written() - journal_mark_;
     return {};
+}
+
+bool write_batch::full() const noexcept {
+    return queued_ >= batch_bytes_ || ops_.size() >= max_ops || data_.size() >= literal_capacity;
+}
+
+result<void> write_batch::queue(op o) {
+    if (auto n = note(o.dst, o.len); !n) return n;
+    op* last = ops_.empty() ? nullptr : &ops_.back();
+    if (last && last->kind == o.kind && last->dst + last->len == o.dst && o.kind != op_kind::move)
+        last->len += o.len;  // contiguous pieces of one kind become one write
+    else
+        ops_.push_back(o);
+    return full() ? flush() : result<void>{};
 }
 
 result<void> write_batch::literal(std::uint64_t dst, std::span<const std::uint8_t> bytes) {
@@ -50,15 +63,15 @@ result<void> write_batch::literal(std::uint64_t dst, std::span<const std::uint8_
     if (all_zero(bytes.data(), bytes.size())) return queue({op_kind::zeros, dst, bytes.size(), 0});
     if (data_.size() + bytes.size() > literal_capacity)
         if (auto f = flush(); !f) return f;
+    if (auto n = note(dst, bytes.size()); !n) return n;
     const std::uint64_t at = data_.size();
     data_.insert(data_.end(), bytes.begin(), bytes.end());
-    if (!ops_.empty() && ops_.back().kind == op_kind::bytes && ops_.back().dst + ops_.back().len == dst &&
-        ops_.back().src + ops_.back().len == at) {
-        ops_.back().len += bytes.size(), queued_ += bytes.size();
-        return queued_ >= batch_bytes_ || data_.size() >= literal_capacity ? flush() : result<void>{};
-    }
-    if (auto q = queue({op_kind::bytes, dst, bytes.size(), at}); !q) return q;
-    return data_.size() >= literal_capacity ? flush() : result<void>{};
+    op* last = ops_.empty() ? nullptr : &ops_.back();
+    if (last && last->kind == op_kind::bytes && last->dst + last->len == dst && last->src + last->len == at)
+        last->len += bytes.size();
+    else
+        ops_.push_back({op_kind::bytes, dst, bytes.size(), at});
+    return full() ? flush() : result<void>{};
 }
 
 result<void> write_batch::move(std::uint64_t src, std::uint64_t dst, std::uint64_t len) {
@@ -67,11 +80,10 @@ result<void> write_batch::move(std::uint64_t src, std::uint64_t dst, std::uint64
 
 result<void> write_batch::flush() {
     if (journal_) {
-        for (const op& o : ops_)
-            if (auto s = journal_->save(o.dst, o.len); !s) return s;
         // Also with nothing saved: the first batch makes the journal valid, so that a
         // file that only grows is truncated back by a rollback.
         if (auto d = journal_->make_durable(); !d) return d;
+        journal_mark_ = journal_->bytes_written();
     }
     for (const op& o : ops_)
         if (auto r = run(o); !r) return r;

@@ -1,6 +1,7 @@
 // write_batch.hpp - the writes of an in-place patch, queued in batches so that the
 // old content of a whole batch is journaled (and synced once) before any of its
-// regions is written.
+// regions is written. A batch ends at batch_bytes of journal, 16 MiB of literal
+// data or 65536 queued writes.
 //
 // Queued writes cost no memory for moved data (a COPY's source is still intact when
 // the batch runs: the in-place check guarantees no earlier write touches it) nor for
@@ -46,6 +47,8 @@ private:
         op_kind kind;
         std::uint64_t dst, len, src;  // src: the move's source, or the offset in data_
     };
+    result<void> note(std::uint64_t dst, std::uint64_t len);
+    bool full() const noexcept;
     result<void> queue(op o);
     result<void> run(const op& o);
     result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes);
@@ -57,7 +60,8 @@ private:
     std::vector<op> ops_;
     std::vector<std::uint8_t> data_;
     std::unique_ptr<std::uint8_t[]> copy_buf_;  // allocated by the first move
-    std::uint64_t queued_ = 0;  // bytes the batch will overwrite
+    std::uint64_t queued_ = 0;  // journal bytes of this batch (without a journal: bytes it overwrites)
+    std::uint64_t journal_mark_ = 0;  // journal size when the batch began
     bool started_ = false;
     std::uint64_t image_written_ = 0, batches_ = 0;
     std::function<void(std::uint64_t)> after_batch_;

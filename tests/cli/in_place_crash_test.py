@@ -157,7 +157,7 @@ def make_delta(tool, old, new, delta, *extra):
 
 def crash_runs(tool, work, rng, runs):
     cases = scenarios(work, rng)
-    batch_env = {"RDELTA_INPLACE_BATCH_BYTES": str(256 * 1024)}  # many batches: many crash points
+    batch_env = {"RDELTA_INPLACE_BATCH_BYTES": str(64 * 1024)}  # many batches: many crash points
     seen = {"old": 0, "new": 0, "journal": 0}
     for k, (name, old, new) in enumerate(cases):
         delta = os.path.join(work, name + ".delta")
@@ -233,7 +233,7 @@ def damaged_journals(tool, work, rng):
     make_delta(tool, old, new, delta)
     img = os.path.join(work, "dmg.img")
     old_state = state(old)
-    env = {"RDELTA_INPLACE_BATCH_BYTES": str(256 * 1024), "RDELTA_TEST_KILL_AFTER_BATCH": "3"}
+    env = {"RDELTA_INPLACE_BATCH_BYTES": "4096", "RDELTA_TEST_KILL_AFTER_BATCH": "3"}
 
     def interrupted():
         sparse_copy(old, img)
@@ -280,7 +280,7 @@ def journal_names(tool, work, rng):
     name, old, new = scenarios(work, rng)[0]
     delta = os.path.join(work, "names.delta")
     make_delta(tool, old, new, delta)
-    env = {"RDELTA_INPLACE_BATCH_BYTES": str(256 * 1024), "RDELTA_TEST_KILL_AFTER_BATCH": "2"}
+    env = {"RDELTA_INPLACE_BATCH_BYTES": "4096", "RDELTA_TEST_KILL_AFTER_BATCH": "2"}
     os.makedirs(os.path.join(work, "target"))
     os.makedirs(os.path.join(work, "links"))
     real = sparse_copy(old, os.path.join(work, "target", "disk.img"))
