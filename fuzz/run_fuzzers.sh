@@ -21,7 +21,7 @@ seconds=$2
 shift 2
 
 here=$(cd "$(dirname "$0")" && pwd)
-targets=${FUZZ_TARGETS:-"signature_load patch_apply delta_signature round_trip kernels_differential streaming_chunks zero_runs"}
+targets=${FUZZ_TARGETS:-"signature_load patch_apply delta_signature round_trip kernels_differential streaming_chunks zero_runs patch_in_place"}
 artifacts=${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rdelta-fuzz.XXXXXX")
 [ "${FUZZ_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT

@@ -155,12 +155,19 @@ public:
     result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) override;
     result<void> resize(std::uint64_t size) override;
     bool is_hole(std::uint64_t pos, std::uint64_t len) override;
+    std::pair<bool, std::uint64_t> extent(std::uint64_t pos, std::uint64_t limit) override;
+    /// fallocate(PUNCH_HOLE | KEEP_SIZE); zeros where the file system cannot.
+    result<void> punch_hole(std::uint64_t pos, std::uint64_t len) override;
+    result<void> sync() override;
+    std::pair<std::uint64_t, std::uint64_t> identity() const override { return {dev_, ino_}; }
+    const std::string& name() const noexcept { return name_; }
 
 private:
     in_place_fd(int fd, std::string name, std::uint64_t size) : fd_(fd), name_(std::move(name)), size_(size) {}
     int fd_ = -1;
     std::string name_;
     std::uint64_t size_ = 0;
+    std::uint64_t dev_ = 0, ino_ = 0;
 };
 
 /// The whole content of an input (a file, standard input, a decompressor), for

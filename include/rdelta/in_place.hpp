@@ -1,15 +1,22 @@
-// rdelta/in_place.hpp - applying a delta to its basis file in place.
-// Stability: stable.
+// rdelta/in_place.hpp - applying a delta to its basis file in place, crash-safely
+// with an undo journal (rdelta/journal.hpp).
+// Stability: stable (the journal-related parts: unstable until 1.0).
 #pragma once
 
 #include <rdelta/error.hpp>
+#include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
 #include <rdelta/patch.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
+#include <utility>
 
 namespace rdelta {
+
+class journal_storage;
 
 /// A file that is both the basis and the output of an in-place patch.
 class in_place_file {
@@ -26,17 +33,68 @@ public:
     /// True when [pos, pos + len) is known to read as zeros without being stored
     /// (a hole): copying zeros onto a hole then writes nothing, and is not read.
     virtual bool is_hole(std::uint64_t /*pos*/, std::uint64_t /*len*/) { return false; }
+    /// The run starting at `pos`, at most `limit` bytes long, that is all hole
+    /// (first = true) or all stored data (first = false), and its length (> 0 when
+    /// limit > 0). The journal saves holes as holes, so a rollback restores them.
+    virtual std::pair<bool, std::uint64_t> extent(std::uint64_t /*pos*/, std::uint64_t limit) { return {false, limit}; }
+    /// Make [pos, pos + len) a hole again, keeping the size (a rollback). The
+    /// default writes zeros, which restores the bytes but not the allocation.
+    virtual result<void> punch_hole(std::uint64_t pos, std::uint64_t len);
+    /// Make what was written durable (fsync).
+    virtual result<void> sync() { return {}; }
+    /// Device and inode numbers, recorded in the journal so that a journal is never
+    /// applied to another file; {0, 0} when unknown.
+    virtual std::pair<std::uint64_t, std::uint64_t> identity() const { return {0, 0}; }
 };
 
-/// Apply `delta` (held whole in memory) to `file` in place, writing only the regions
-/// that change (COPY commands from a block to the same offset write nothing, nor do
-/// zeros copied or written onto a hole).
-/// Before the first write the whole delta is checked: it must be well formed, every
-/// COPY must lie within the basis and must not read a region an earlier command
-/// overwrote (or that its own write would overwrite first); otherwise nothing is
-/// written and the result is param_error ("cannot be applied in place"; deltas made
-/// with `rdelta delta --in-place-safe` always can) or the decoding error rdiff gives.
-/// A checksum trailer is verified before writing, by reading what the output will be.
+/// Opens the delta from its start, once per pass (in-place patching reads it two or
+/// three times instead of holding it in memory).
+using delta_opener = std::function<result<std::unique_ptr<byte_source>>()>;
+
+/// Options of a journaled in-place patch.
+struct in_place_options {
+    patch_options patch;  ///< delta name, --max-output, --verify (take_trailer is not used)
+    /// Where the undo journal goes; nullptr writes none (faster, but a crash leaves
+    /// the file part old, part new). A journal left by an interrupted run is rolled
+    /// back before the patch starts.
+    journal_storage* journal = nullptr;
+    /// Old regions saved per journal batch before they are overwritten: each batch
+    /// costs two journal syncs.
+    std::uint64_t batch_bytes = std::uint64_t{64} << 20;
+    /// Called now and then while writing: delta bytes applied and their total.
+    std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+    /// Called after each batch has been journaled and written (1, 2, ...): a hook for
+    /// crash tests and for callers that want to watch the commit protocol.
+    std::function<void(std::uint64_t batch)> after_batch;
+};
+
+/// What an in-place patch did.
+struct in_place_stats {
+    job_stats job;                         ///< as a patch job's (out_bytes = new size)
+    bool has_trailer = false;              ///< the delta has a checksum trailer (verified)
+    bool recovered = false;                ///< a journal of an interrupted run was rolled back first
+    std::uint64_t image_bytes_written = 0; ///< bytes written to the file (holes left alone are not)
+    std::uint64_t journal_bytes_written = 0;
+    std::uint64_t syncs = 0;               ///< fsync/fdatasync calls on the journal and the file
+};
+
+/// Apply the delta to `file` in place, writing only the regions that change (COPY
+/// commands to the same offset write nothing, nor do zeros onto a hole).
+/// Pass 1 checks the whole delta: it must be well formed, every COPY must lie in the
+/// basis and must not read a region an earlier command overwrote (or that its own
+/// write would overwrite first); else nothing is written and the result is
+/// param_error ("cannot be applied in place"; deltas made with `rdelta delta
+/// --in-place-safe` always can) or the decoding error rdiff gives. With a checksum
+/// trailer, pass 2 computes what the output will be and compares it before writing
+/// (so a delta already applied is refused, corrupt). Then the file is written; with a
+/// journal, old regions are saved and synced before they are overwritten, the new
+/// file is read back and checked against the trailer, and only then is the journal
+/// dropped. Any failure after the first write rolls the file back to its old bytes
+/// (holes included) when the journal allows it. Memory is bounded (a few tens of MiB)
+/// whatever the sizes.
+result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options);
+
+/// The same for a delta held in memory, without a journal.
 result<job_stats> patch_in_place(std::span<const std::uint8_t> delta, in_place_file& file,
                                  const patch_options& options = {});
 

@@ -8,6 +8,7 @@
 #include <rdelta/in_place.hpp>
 #include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
+#include <rdelta/journal.hpp>
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 #include <rdelta/version.hpp>

@@ -7,6 +7,7 @@
 #include "compression.hpp"
 #include "preflight.hpp"
 #include "exit_codes.hpp"
+#include "in_place_command.hpp"
 #include <rdelta/file.hpp>
 #include "progress.hpp"
 #include "stats_format.hpp"
@@ -277,7 +278,10 @@ int delta_command(const request& req, const invocation& inv) {
                                               static_cast<unsigned>(req.threads));
     if (!packed) return report(inv, packed.err());
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
-    const job_options options{static_cast<unsigned>(req.threads), req.checksum, req.in_place_safe};
+    // An in-place delta carries the trailer by default: patch --in-place then verifies
+    // the image and refuses to apply the delta twice.
+    const bool checksum = req.checksum || (req.in_place_safe && !req.no_checksum);
+    const job_options options{static_cast<unsigned>(req.threads), checksum, req.in_place_safe};
     auto made = sig.block_count() > 0 && new_in->regular_size() >= 0
                     ? delta_of_file(sig, *new_in, options, *packed, *meter)
                     : delta_of_stream(sig, *new_in, options, req, *packed, *meter);
@@ -291,33 +295,12 @@ int delta_command(const request& req, const invocation& inv) {
     return exit_success;
 }
 
-// patch --in-place IMAGE [DELTA]: the delta is read whole and checked before the
-// image is touched; a delta that cannot be applied in place leaves it unchanged.
+// patch --in-place IMAGE [DELTA]: in_place_command.cpp.
 int patch_in_place_command(const request& req, const invocation& inv) {
-    auto image = in_place_fd::open(file_arg(req, 0));
-    if (!image) return report(inv, image.err());
-    auto delta_file = input_file::open(file_arg(req, 1));
-    if (!delta_file) return report(inv, delta_file.err());
-    if (req.files.size() > 2) return report_usage(inv, "Too many arguments (--in-place takes BASIS [DELTA]).");
-    if (int rc = check_sizes(req, inv)) return rc;
-    auto delta_in = decompressing_reader::open(*delta_file);  // the delta may be compressed
-    if (!delta_in) return report(inv, delta_in.err());
-    auto delta = read_whole(*delta_in);
-    if (!delta) return report(inv, delta.err());
-    stats_printer stats(req, inv);
-    stats.start();
-    patch_options options;
-    options.delta_name = delta_in->name();
-    options.require_checksum = req.verify;
-    if (req.max_output > 0) options.max_output = static_cast<std::uint64_t>(req.max_output);
-    auto done = patch_in_place(*delta, *image, options);
-    if (!done) return report(inv, done.err());
-    stats.job_done(*done);
-    if (req.verify)
-        std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
-                     inv.prog.c_str(), file_arg(req, 0).c_str(), done->out_bytes);
-    stats.summary(done->in_bytes);
-    return exit_success;
+    return in_place_patch(req, inv, [&] {
+        if (req.files.size() > 2) return report_usage(inv, "Too many arguments (--in-place takes BASIS [DELTA]).");
+        return check_sizes(req, inv);
+    });
 }
 
 int patch_command(const request& req, const invocation& inv) {
@@ -395,6 +378,7 @@ int run_command(const request& req, const invocation& inv) {
     case action::delta: return delta_command(req, inv);
     case action::patch: return patch_command(req, inv);
     case action::benchmark: return benchmark_command(req, inv);
+    case action::recover: return recover_command(req, inv);
     case action::none: break;
     }
     return report_usage(inv, "You must specify an action: `signature', `delta', or `patch'.");

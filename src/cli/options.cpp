@@ -87,7 +87,9 @@ option_table::option_table() {
         ("checksum", "delta: append the new file's length and XXH3-128 after END")
         ("verify", "patch: require the checksum trailer, check it and report")
         ("in-place", "patch BASIS [DELTA]: update BASIS itself, writing only what changes")
-        ("in-place-safe", "delta: only copies that patch --in-place can apply (no data moved back)")
+        ("in-place-safe", "delta: only copies that patch --in-place can apply (no data moved back); implies --checksum")
+        ("no-checksum", "delta: no checksum trailer, even with --in-place-safe")
+        ("no-journal", "patch --in-place: no undo journal (faster, but an interruption damages BASIS)")
         ("gzip,z", level_arg(), level_help(codec::gzip).c_str())
         ("bzip2,i", level_arg(), level_help(codec::bzip2).c_str())
         ("zstd", level_arg(), level_help(codec::zstd).c_str())
@@ -339,6 +341,10 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.in_place = true;
     } else if (key == "in-place-safe") {
         req_.in_place_safe = true;
+    } else if (key == "no-checksum") {
+        req_.no_checksum = true;
+    } else if (key == "no-journal") {
+        req_.journal = false;
     } else if (const codec c = compression_option(key); c != codec::none) {
         return apply_compression(c, o, s);
     } else {
@@ -382,11 +388,13 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
 }
 
 /// rdiff's isprefix(): the action may be any prefix of the command name, even "".
+/// `benchmark` and `recover` (rdelta's own) exist only under the name rdelta.
 action match_action(std::string_view word, bool as_rdiff) {
     if (std::string_view("signature").starts_with(word)) return action::signature;
     if (std::string_view("delta").starts_with(word)) return action::delta;
     if (std::string_view("patch").starts_with(word)) return action::patch;
     if (!as_rdiff && word.size() >= 2 && std::string_view("benchmark").starts_with(word)) return action::benchmark;
+    if (!as_rdiff && std::string_view("recover").starts_with(word)) return action::recover;
     return action::none;
 }
 
@@ -403,6 +411,7 @@ void command_line::resolve_action() {
         fail("Usage for delta: " + prog + " [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]");
     if (req_.act == action::patch && req_.files.empty())
         fail("Usage for patch: " + prog + " [OPTIONS] patch BASIS [DELTA [NEW]]");
+    if (req_.act == action::recover && req_.files.empty()) fail("Usage for recover: " + prog + " recover IMAGE");
 }
 
 std::variant<request, usage_error> command_line::parse(std::span<const std::string> args) {
@@ -443,7 +452,8 @@ std::string usage_lines(const std::string& prog) {
     const std::string indent(std::string_view("Usage: ").size() + prog.size() + 1, ' ');
     return "Usage: " + prog + " [OPTIONS] signature [BASIS [SIGNATURE]]\n" +
            indent + "[OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n" +
-           indent + "[OPTIONS] patch BASIS [DELTA [NEWFILE]]\n";
+           indent + "[OPTIONS] patch BASIS [DELTA [NEWFILE]]\n" +
+           (prog == "rdelta" ? indent + "[OPTIONS] recover IMAGE\n" + indent + "benchmark [--json]\n" : std::string());
 }
 
 constexpr std::string_view version_body =

@@ -15,7 +15,7 @@
 
 namespace rdelta::cli {
 
-enum class action { none, signature, delta, patch, benchmark };
+enum class action { none, signature, delta, patch, benchmark, recover };  // the last two: rdelta only
 
 /// Everything the command line asked for. Numbers are as given (not validated
 /// beyond being integers in rdiff's `int` range); names of hash/rollsum are raw
@@ -47,6 +47,8 @@ struct request {
     bool verify = false;               ///< --verify: patch requires and reports the trailer
     bool in_place = false;             ///< --in-place: patch updates the basis file itself
     bool in_place_safe = false;        ///< --in-place-safe: delta that patch --in-place can apply
+    bool no_checksum = false;          ///< --no-checksum: delta --in-place-safe without the trailer
+    bool journal = true;               ///< --no-journal turns it off: patch --in-place without undo journal
 
     // rdelta only: under the name rdiff these stay unknown options, as in Debian's rdiff.
     codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output

@@ -17,6 +17,7 @@ const char* action_name(action a) {
     case action::delta: return "delta";
     case action::patch: return "patch";
     case action::benchmark: return "benchmark";
+    case action::recover: return "recover";
     case action::none: break;
     }
     return "";
@@ -28,13 +29,17 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
     case action::signature:
         return {{req.checksum, "--checksum"},   {req.verify, "--verify"},          {req.in_place, "--in-place"},
                 {req.in_place_safe, "--in-place-safe"}, {req.max_output != 0, "--max-output"},
-                {!req.sparse, "--no-sparse"}, {req.json, "--json"}};
+                {!req.sparse, "--no-sparse"}, {req.json, "--json"}, {req.no_checksum, "--no-checksum"},
+                {!req.journal, "--no-journal"}};
     case action::delta:
         return {{req.verify, "--verify"}, {req.in_place, "--in-place"}, {req.max_output != 0, "--max-output"},
-                {!req.sparse, "--no-sparse"}, {req.json, "--json"}};
+                {!req.sparse, "--no-sparse"}, {req.json, "--json"}, {!req.journal, "--no-journal"}};
     case action::patch:
-        return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"}, {req.json, "--json"}};
-    case action::benchmark: return {};
+        return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"}, {req.json, "--json"},
+                {req.no_checksum, "--no-checksum"}, {!req.journal && !req.in_place, "--no-journal without --in-place"}};
+    case action::benchmark:
+    case action::recover: return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
+                                   {req.no_checksum, "--no-checksum"}, {!req.journal, "--no-journal"}};
     case action::none: break;
     }
     return {};

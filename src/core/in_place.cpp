@@ -1,18 +1,28 @@
-// in_place.cpp - patching a basis file in place: check the whole delta, then write.
+// in_place.cpp - patching a basis file in place: check the whole delta, then write
+// it in journaled batches.
 //
 // The output is written front to back, so the regions already written with new
 // data ("dirty") form an increasing list. A COPY is safe when its source avoids
 // every dirty region and does not start before its own destination while
 // overlapping it (a forward copy would overwrite its own source). A COPY to the
 // same offset is a no-op and leaves its region clean.
+//
+// The delta is read as a stream, once per pass: pass 1 checks it, pass 2 (only
+// with a checksum trailer) hashes the would-be output, pass 3 writes. Writes are
+// queued in batches (write_batch.cpp) whose old regions are journaled and synced
+// before any of them is written.
 #include "checksum_trailer.hpp"
-#include "command_reader.hpp"
+#include "command_stream.hpp"
+#include "journal_writer.hpp"
+#include "write_batch.hpp"
 
 #include <rdelta/in_place.hpp>
+#include <rdelta/journal.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace rdelta {
@@ -23,20 +33,32 @@ struct region {
     std::uint64_t from, to;
 };
 
+// Regions already written, sorted and disjoint. Memory is bounded: past max_regions
+// neighbours are merged pairwise, which only makes the check stricter (a COPY from a
+// merged gap is refused). rdelta's --in-place-safe deltas copy only from at or after
+// the output offset, beyond every dirty region, so they never reach a lookup.
 class dirty_regions {
 public:
     void add(std::uint64_t from, std::uint64_t to) {
         if (!list_.empty() && list_.back().to == from) list_.back().to = to;
         else list_.push_back({from, to});
+        if (list_.size() > max_regions) coarsen();
     }
     bool intersects(std::uint64_t from, std::uint64_t to) const {
-        // First region ending after `from`; regions are sorted and disjoint.
+        // First region ending after `from`.
         auto it = std::upper_bound(list_.begin(), list_.end(), from,
                                    [](std::uint64_t v, const region& r) { return v < r.to; });
         return it != list_.end() && it->from < to;
     }
 
 private:
+    static constexpr std::size_t max_regions = std::size_t{1} << 20;  // 16 MiB
+    void coarsen() {
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < list_.size(); i += 2)
+            list_[k++] = {list_[i].from, i + 1 < list_.size() ? list_[i + 1].to : list_[i].to};
+        list_.resize(k);
+    }
     std::vector<region> list_;
 };
 
@@ -51,39 +73,65 @@ error unsafe(const std::string& name, const detail::delta_command& c, std::uint6
     return fail(errc::param_error, name + ": " + text);
 }
 
-// Pass 1: decode everything and check it; nothing is written. Feeds the would-be
-// output to `sum` when the delta carries a checksum trailer.
-result<std::uint64_t> check(std::span<const std::uint8_t> delta, in_place_file& file, const patch_options& options,
-                            job_stats& stats, detail::stream_checksum* sum) {
-    detail::command_reader reader(delta, options.delta_name);
+// The checks every command must pass before (pass 1) and again while (pass 3) it is
+// applied: within the output limit and the basis, and safe in place. Pass 3 repeats
+// them so a delta file changed between the passes cannot write unchecked commands.
+result<void> check_command(const detail::delta_command& c, std::uint64_t out, std::uint64_t basis_size,
+                           dirty_regions& dirty, const patch_options& options) {
+    if (c.len > options.max_output - out) return fail(errc::mem_error, options.delta_name + ": output would exceed the limit");
+    if (c.kind == detail::cmd_kind::literal) {
+        dirty.add(out, out + c.len);
+        return {};
+    }
+    if (c.pos > basis_size || c.len > basis_size - c.pos) {
+        char text[200];
+        std::snprintf(text, sizeof text, "COPY at offset %" PRIu64 " reads past the end of the basis (%" PRIu64 " bytes)",
+                      c.offset, basis_size);
+        return fail(errc::input_ended, options.delta_name + ": " + text);
+    }
+    const bool overlaps_own = c.pos < out && c.pos + c.len > out;
+    if (c.pos != out && (overlaps_own || (c.pos < out && dirty.intersects(c.pos, c.pos + c.len))))
+        return unsafe(options.delta_name, c, out);
+    if (c.pos != out) dirty.add(out, out + c.len);
+    return {};
+}
+
+struct check_result {
+    std::uint64_t out_size = 0;
+    std::uint64_t delta_size = 0;  // decoded bytes up to END
+    std::vector<std::uint8_t> trailer;  // empty: none
+};
+
+// Pass 1 (sum == nullptr) decodes everything and checks it; pass 2 feeds the would-be
+// output to `sum` and compares it with the trailer. Nothing is written.
+result<check_result> check(byte_source& in, in_place_file& file, const patch_options& options, job_stats& stats,
+                           detail::stream_checksum* sum) {
+    detail::command_stream reader(in);
     if (auto started = reader.start(); !started) return std::move(started).err();
     const std::uint64_t basis_size = file.size();
     dirty_regions dirty;
-    std::uint64_t out = 0;
-    std::vector<std::uint8_t> buf(sum ? chunk_bytes : 0);
+    check_result res;
+    std::uint64_t& out = res.out_size;
+    const std::size_t buf_size = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, basis_size + 1));
+    auto buf_store = std::make_unique_for_overwrite<std::uint8_t[]>(sum ? buf_size : 0);
+    const std::span<std::uint8_t> buf(buf_store.get(), sum ? buf_size : 0);
+    stats = job_stats{};
+    stats.op = "patch";
     for (;;) {
         auto c = reader.next();
         if (!c) return std::move(c).err();
         if (c->kind == detail::cmd_kind::end) break;
-        if (c->len > options.max_output - out)
-            return fail(errc::mem_error, options.delta_name + ": output would exceed the limit");
+        if (auto ok = check_command(*c, out, basis_size, dirty, options); !ok) return std::move(ok).err();
         if (c->kind == detail::cmd_kind::literal) {
-            dirty.add(out, out + c->len);
-            if (sum) sum->update(c->data, c->len);
+            while (reader.literal_left() > 0) {
+                auto piece = reader.literal_piece(chunk_bytes);
+                if (!piece) return std::move(piece).err();
+                if (sum) sum->update(piece->data(), piece->size());
+            }
             stats.lit_cmds += 1, stats.lit_bytes += static_cast<std::int64_t>(c->len);
         } else {
-            if (c->pos > basis_size || c->len > basis_size - c->pos) {
-                char text[200];
-                std::snprintf(text, sizeof text, "COPY at offset %" PRIu64 " reads past the end of the basis (%" PRIu64 " bytes)",
-                              c->offset, basis_size);
-                return fail(errc::input_ended, options.delta_name + ": " + text);
-            }
-            const bool overlaps_own = c->pos < out && c->pos + c->len > out;
-            if (c->pos != out && (dirty.intersects(c->pos, c->pos + c->len) || overlaps_own))
-                return unsafe(options.delta_name, *c, out);
-            if (c->pos != out) dirty.add(out, out + c->len);
             for (std::uint64_t done = 0; sum && done < c->len;) {  // source bytes are still original
-                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, c->len - done));
+                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), c->len - done));
                 if (file.is_hole(c->pos + done, n)) {
                     std::fill_n(buf.begin(), n, 0);
                     sum->update(buf.data(), n);
@@ -100,109 +148,219 @@ result<std::uint64_t> check(std::span<const std::uint8_t> delta, in_place_file& 
         }
         out += c->len;
     }
+    res.delta_size = reader.consumed();
+    auto rest = reader.after_end(detail::trailer_size);
+    if (!rest) return std::move(rest).err();
+    if (detail::is_trailer(rest->data(), rest->size())) res.trailer = std::move(*rest);
     if (sum) {
-        const auto rest = reader.rest();
         std::uint8_t expected[detail::trailer_size];
         sum->write_trailer(expected);
-        if (!std::equal(expected, expected + detail::trailer_size, rest.begin()))
-            return fail(errc::corrupt, options.delta_name + ": the output would not match the delta's checksum trailer: wrong basis or damaged delta");
+        if (!std::equal(expected, expected + detail::trailer_size, res.trailer.begin()))
+            return fail(errc::corrupt, options.delta_name + ": the output would not match the delta's checksum trailer: "
+                                                            "wrong basis, damaged delta, or the delta was already applied");
         stats.checksum_verified = true;
-    } else if (options.require_checksum) {
+    } else if (res.trailer.empty() && options.require_checksum) {
         return fail(errc::corrupt, options.delta_name + ": has no checksum trailer to verify");
     }
-    return out;
+    stats.in_bytes = static_cast<std::int64_t>(res.delta_size + res.trailer.size());
+    stats.out_bytes = static_cast<std::int64_t>(res.out_size);
+    return res;
 }
 
-bool all_zero(const std::uint8_t* p, std::size_t n) {
-    return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0);
-}
-
-// Zeros written at `pos`, except over holes: halves are tried until each is a hole
-// or small, so a region that is mostly hole costs a few queries per data extent.
-result<void> write_zeros(in_place_file& file, std::uint64_t pos, std::span<const std::uint8_t> zeros) {
-    constexpr std::size_t small = std::size_t{64} << 10;
-    if (file.is_hole(pos, zeros.size())) return {};
-    if (zeros.size() <= small) return file.write(pos, zeros);
-    const std::size_t half = std::max<std::size_t>(((pos + zeros.size() / 2) & ~std::uint64_t{4095}) - pos, 1);
-    if (auto w = write_zeros(file, pos, zeros.first(half)); !w) return w;
-    return write_zeros(file, pos + half, zeros.subspan(half));
-}
-
-// Write `bytes` at `pos`; zeros leave holes alone (a sparse image stays sparse).
-result<void> write_unless_hole(in_place_file& file, std::uint64_t pos, std::span<const std::uint8_t> bytes) {
-    if (all_zero(bytes.data(), bytes.size())) return write_zeros(file, pos, bytes);
-    return file.write(pos, bytes);
-}
-
-// Copy basis[src, src + len) to [dst, dst + len) front to back; safe when src > dst.
-// Holes in the source are not read.
-result<void> move_forward(in_place_file& file, std::uint64_t src, std::uint64_t dst, std::uint64_t len,
-                          std::vector<std::uint8_t>& buf) {
-    for (std::uint64_t done = 0; done < len;) {
-        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), len - done));
-        if (file.is_hole(src + done, n)) {
-            std::fill_n(buf.begin(), n, 0);
-            if (auto w = write_unless_hole(file, dst + done, {buf.data(), n}); !w) return w;
-            done += n;
-            continue;
+// Pass 3: every command queued into write batches, which journal and then write.
+result<void> apply(byte_source& in, detail::write_batch& batch, const check_result& checked, std::uint64_t basis_size,
+                   const patch_options& options, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+    detail::command_stream reader(in);
+    if (auto started = reader.start(); !started) return started;
+    dirty_regions dirty;
+    std::uint64_t out = 0;
+    for (;;) {
+        auto c = reader.next();
+        if (!c) return std::move(c).err();
+        if (c->kind == detail::cmd_kind::end) break;
+        if (auto ok = check_command(*c, out, basis_size, dirty, options); !ok) return ok;
+        if (c->kind == detail::cmd_kind::literal) {
+            for (std::uint64_t at = out; reader.literal_left() > 0;) {
+                auto piece = reader.literal_piece(batch.literal_room());
+                if (!piece) return std::move(piece).err();
+                if (auto q = batch.literal(at, *piece); !q) return q;
+                at += piece->size();
+                if (progress) progress(reader.consumed(), checked.delta_size);
+            }
+        } else if (c->pos != out) {
+            if (auto q = batch.move(c->pos, out, c->len); !q) return q;
         }
-        std::size_t got = 0;
-        while (got < n) {
-            auto r = file.read(src + done + got, {buf.data() + got, n - got});
-            if (!r) return std::move(r).err();
-            if (*r == 0) return fail(errc::input_ended, "basis ended while copying");
-            got += *r;
-        }
-        if (auto w = file.write(dst + done, {buf.data(), n}); !w) return w;
-        done += n;
+        out += c->len;
+        if (progress) progress(reader.consumed(), checked.delta_size);
     }
-    return {};
+    if (out != checked.out_size || reader.consumed() != checked.delta_size)
+        return fail(errc::corrupt, options.delta_name + ": changed while it was being applied");
+    return batch.flush();
+}
+
+// Read the file back through the basis_reader interface verify_trailer() takes.
+class file_reader final : public basis_reader {
+public:
+    explicit file_reader(in_place_file& f) : f_(f) {}
+    // Holes inside the range are not read either, as the rest of an in-place patch
+    // does not read them: verifying a sparse image stays cheap.
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
+        std::size_t done = 0;
+        while (done < out.size()) {
+            const std::uint64_t at = pos + done;
+            if (at >= f_.size()) break;
+            const auto [hole, run] = f_.extent(at, std::min<std::uint64_t>(out.size() - done, f_.size() - at));
+            const auto n = static_cast<std::size_t>(std::max<std::uint64_t>(run, 1));
+            if (hole) {
+                std::fill_n(out.begin() + static_cast<std::ptrdiff_t>(done), n, 0);
+                done += n;
+                continue;
+            }
+            auto r = f_.read(at, out.subspan(done, n));
+            if (!r) return std::move(r).err();
+            done += *r;
+            if (*r < n) break;
+        }
+        return done;
+    }
+    bool is_hole(std::uint64_t pos, std::uint64_t len) override { return f_.is_hole(pos, len); }
+
+private:
+    in_place_file& f_;
+};
+
+// After a failure past the first write: put the old file back from the journal.
+error roll_back(error e, in_place_file& file, journal_storage* journal) {
+    if (!journal) return fail(e.code, e.message + " (no journal: the file may be part old, part new)");
+    auto undone = recover_in_place(file, *journal);
+    if (!undone) return fail(e.code, e.message + "; rolling back failed too (" + undone.err().message +
+                                         "): run `rdelta recover` on the file");
+    if (undone->action == recovery_action::rolled_back) return fail(e.code, e.message + "; the file was rolled back unchanged");
+    return e;
+}
+
+// Memory holding a whole delta, as a byte_source.
+class memory_source final : public byte_source {
+public:
+    memory_source(std::span<const std::uint8_t> bytes, std::string name) : bytes_(bytes), name_(std::move(name)) {}
+    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
+        n = std::min(n, bytes_.size() - at_);
+        if (n) std::memcpy(p, bytes_.data() + at_, n);
+        at_ += n;
+        return n;
+    }
+    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(bytes_.size()); }
+    const std::string& name() const noexcept override { return name_; }
+
+private:
+    std::span<const std::uint8_t> bytes_;
+    std::size_t at_ = 0;
+    std::string name_;
+};
+
+// The delta's checksum trailer, found by decoding the commands only.
+result<std::vector<std::uint8_t>> find_trailer(byte_source& in) {
+    detail::command_stream reader(in);
+    if (auto started = reader.start(); !started) return std::move(started).err();
+    for (;;) {
+        auto c = reader.next();
+        if (!c) return std::move(c).err();
+        if (c->kind == detail::cmd_kind::end) break;
+    }
+    auto rest = reader.after_end(detail::trailer_size);
+    if (!rest) return std::move(rest).err();
+    if (!detail::is_trailer(rest->data(), rest->size())) rest->clear();
+    return rest;
+}
+
+// A delta that does not apply may have been applied already (a retried job): with a
+// trailer, the file then matches it. Such a delta is refused as corrupt, as a delta
+// whose checks pass but whose would-be output does not match.
+error explain_refusal(error e, const delta_opener& open, in_place_file& file, const patch_options& options) {
+    if (e.code != errc::input_ended && e.code != errc::param_error) return e;
+    auto in = open();
+    if (!in) return e;
+    auto trailer = find_trailer(**in);
+    if (!trailer || trailer->empty() || detail::get_be(trailer->data() + 4, 8) != file.size()) return e;
+    file_reader reader(file);
+    if (!verify_trailer(*trailer, reader, file.size(), options.delta_name)) return e;
+    return fail(errc::corrupt, options.delta_name + ": already applied: the file matches the delta's checksum trailer");
 }
 
 }  // namespace
 
-result<job_stats> patch_in_place(std::span<const std::uint8_t> delta, in_place_file& file, const patch_options& options) {
-    job_stats stats;
-    stats.op = "patch";
-    stats.in_bytes = static_cast<std::int64_t>(delta.size());
-    // A trailer is verified before anything is written: it needs one extra read.
-    detail::command_reader probe(delta, options.delta_name);
-    std::unique_ptr<detail::stream_checksum> sum;
-    {
-        std::uint64_t end_at = 0;
-        if (probe.start()) {
-            for (;;) {
-                auto c = probe.next();
-                if (!c || c->kind == detail::cmd_kind::end) break;
-            }
-            end_at = delta.size() - probe.rest().size();
-        }
-        const auto rest = delta.subspan(static_cast<std::size_t>(end_at));
-        if (end_at > 0 && detail::is_trailer(rest.data(), rest.size())) sum = std::make_unique<detail::stream_checksum>();
+result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options) {
+    in_place_stats stats;
+    if (options.journal) {
+        auto recovered = recover_in_place(file, *options.journal);
+        if (!recovered) return std::move(recovered).err();
+        stats.recovered = recovered->action == recovery_action::rolled_back || recovered->action == recovery_action::completed;
     }
-    auto out_size = check(delta, file, options, stats, sum.get());
-    if (!out_size) return std::move(out_size).err();
+    const patch_options& popt = options.patch;
+    auto in = open();
+    if (!in) return std::move(in).err();
+    auto checked = check(**in, file, popt, stats.job, nullptr);
+    if (!checked) return explain_refusal(std::move(checked).err(), open, file, popt);
+    stats.has_trailer = !checked->trailer.empty();
+    if (stats.has_trailer) {
+        auto again = open();
+        if (!again) return std::move(again).err();
+        detail::stream_checksum sum;
+        auto hashed = check(**again, file, popt, stats.job, &sum);
+        if (!hashed) return std::move(hashed).err();
+    }
 
-    // Pass 2: write. Every check has passed.
-    detail::command_reader reader(delta, options.delta_name);
-    (void)reader.start();
-    std::vector<std::uint8_t> buf(chunk_bytes);
-    std::uint64_t out = 0;
-    for (;;) {
-        auto c = reader.next();
-        if (!c || c->kind == detail::cmd_kind::end) break;
-        if (c->kind == detail::cmd_kind::literal) {
-            if (auto w = write_unless_hole(file, out, {c->data, static_cast<std::size_t>(c->len)}); !w)
-                return std::move(w).err();
-        } else if (c->pos != out) {
-            if (auto m = move_forward(file, c->pos, out, c->len, buf); !m) return std::move(m).err();
-        }
-        out += c->len;
+    const std::uint64_t old_size = file.size(), new_size = checked->out_size;
+    std::optional<detail::journal_writer> journal;
+    if (options.journal) {
+        journal.emplace(*options.journal, file);
+        if (auto b = journal->begin(); !b) return std::move(b).err();
     }
-    if (*out_size != file.size())
-        if (auto r = file.resize(*out_size); !r) return std::move(r).err();
-    stats.out_bytes = static_cast<std::int64_t>(*out_size);
+    detail::write_batch batch(file, journal ? &*journal : nullptr, options.batch_bytes, options.after_batch);
+    auto written = [&]() -> result<void> {
+        auto again = open();
+        if (!again) return std::move(again).err();
+        if (auto a = apply(**again, batch, *checked, old_size, popt, options.progress); !a) return a;
+        if (new_size > old_size)
+            if (auto r = file.resize(new_size); !r) return r;
+        if (auto s = file.sync(); !s) return s;
+        if (stats.has_trailer) {
+            file_reader reader(file);
+            if (auto v = verify_trailer(checked->trailer, reader, new_size, popt.delta_name); !v) return v;
+        }
+        if (journal)
+            if (auto c = journal->commit(new_size); !c) return c;
+        if (new_size < old_size) {
+            if (auto r = file.resize(new_size); !r) return r;
+            if (auto s = file.sync(); !s) return s;
+        }
+        return {};
+    }();
+    stats.image_bytes_written = batch.image_bytes_written();
+    stats.syncs = 1 + (new_size < old_size);
+    if (journal) stats.journal_bytes_written = journal->bytes_written(), stats.syncs += journal->syncs();
+    if (!written) {
+        if (!batch.started() && !journal) return std::move(written).err();
+        if (!batch.started()) {  // the image was not touched: the journal just goes
+            (void)options.journal->remove();
+            return std::move(written).err();
+        }
+        return roll_back(std::move(written).err(), file, options.journal);
+    }
+    if (options.journal)
+        if (auto r = options.journal->remove(); !r) return std::move(r).err();
     return stats;
+}
+
+result<job_stats> patch_in_place(std::span<const std::uint8_t> delta, in_place_file& file, const patch_options& options) {
+    in_place_options o;
+    o.patch = options;
+    const delta_opener open = [&]() -> result<std::unique_ptr<byte_source>> {
+        return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta, options.delta_name));
+    };
+    auto done = patch_in_place(open, file, o);
+    if (!done) return std::move(done).err();
+    return done->job;
 }
 
 }  // namespace rdelta

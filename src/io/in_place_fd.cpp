@@ -28,11 +28,38 @@ result<in_place_fd> in_place_fd::open(const std::string& path) {
         ::close(fd);
         return fail(errc::io_error, path + ": --in-place needs a regular file");
     }
-    return in_place_fd(fd, path, static_cast<std::uint64_t>(st.st_size));
+    in_place_fd f(fd, path, static_cast<std::uint64_t>(st.st_size));
+    f.dev_ = static_cast<std::uint64_t>(st.st_dev), f.ino_ = static_cast<std::uint64_t>(st.st_ino);
+    return f;
+}
+
+std::pair<bool, std::uint64_t> in_place_fd::extent(std::uint64_t pos, std::uint64_t limit) {
+    if (limit == 0) return {false, 0};
+    const off_t data = ::lseek(fd_, static_cast<off_t>(pos), SEEK_DATA);
+    if (data < 0) {
+        // ENXIO: only a hole from here to the end. Other errors: assume data (always safe).
+        return {errno == ENXIO && pos < size_, limit};
+    }
+    if (static_cast<std::uint64_t>(data) > pos) return {true, std::min(limit, static_cast<std::uint64_t>(data) - pos)};
+    const off_t hole = ::lseek(fd_, static_cast<off_t>(pos), SEEK_HOLE);
+    if (hole <= static_cast<off_t>(pos)) return {false, limit};
+    return {false, std::min(limit, static_cast<std::uint64_t>(hole) - pos)};
+}
+
+result<void> in_place_fd::punch_hole(std::uint64_t pos, std::uint64_t len) {
+    if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(pos), static_cast<off_t>(len)) == 0)
+        return {};
+    if (errno != EOPNOTSUPP && errno != ENOSYS) return io_fail(name_, "cannot punch a hole", errno);
+    return in_place_file::punch_hole(pos, len);
+}
+
+result<void> in_place_fd::sync() {
+    if (::fsync(fd_) != 0) return io_fail(name_, "fsync failed", errno);
+    return {};
 }
 
 in_place_fd::in_place_fd(in_place_fd&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), size_(other.size_) {}
+    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), size_(other.size_), dev_(other.dev_), ino_(other.ino_) {}
 
 in_place_fd::~in_place_fd() {
     if (fd_ >= 0) ::close(fd_);
@@ -55,6 +82,7 @@ result<void> in_place_fd::write(std::uint64_t pos, std::span<const std::uint8_t>
         }
         bytes = bytes.subspan(static_cast<std::size_t>(w));
         pos += static_cast<std::uint64_t>(w);
+        size_ = std::max(size_, pos);
     }
     return {};
 }

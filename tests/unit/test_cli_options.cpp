@@ -344,7 +344,9 @@ TEST_CASE("help text: rdelta's lists every option") {
     const std::string help = help_text(false);
     CHECK(help.starts_with("Usage: rdelta [OPTIONS] signature [BASIS [SIGNATURE]]\n"
                            "              [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n"
-                           "              [OPTIONS] patch BASIS [DELTA [NEWFILE]]\n\n"));
+                           "              [OPTIONS] patch BASIS [DELTA [NEWFILE]]\n"
+                           "              [OPTIONS] recover IMAGE\n"
+                           "              benchmark [--json]\n\n"));
     // Everything rdiff lists, in the same layout...
     const std::string rdiff_options = help_text(true).substr(help_text(true).find("Options:"));
     CHECK(help.find(rdiff_options) != std::string::npos);
@@ -358,6 +360,21 @@ TEST_CASE("help text: rdelta's lists every option") {
     }
     CHECK(help.ends_with("\n"));
     CHECK(help.find("--stats") == std::string::npos);  // hidden, as in rdiff
+}
+
+TEST_CASE("recover: an action of rdelta only, which needs the image") {
+    const char* args[] = {"rdelta", "recover", "disk.img"};
+    auto parsed = parse_command_line(3, args, false);
+    REQUIRE(std::holds_alternative<request>(parsed));
+    CHECK(std::get<request>(parsed).act == action::recover);
+    CHECK(std::get<request>(parsed).files == std::vector<std::string>{"disk.img"});
+    CHECK(std::holds_alternative<usage_error>(parse_command_line(3, args, true)));  // not rdiff's
+    CHECK(std::holds_alternative<usage_error>(parse_command_line(2, args, false)));
+    const char* opts[] = {"rdelta", "--no-journal", "--no-checksum", "patch", "a"};
+    auto o = parse_command_line(5, opts, false);
+    REQUIRE(std::holds_alternative<request>(o));
+    CHECK_FALSE(std::get<request>(o).journal);
+    CHECK(std::get<request>(o).no_checksum);
 }
 
 TEST_CASE("version text") {

@@ -209,6 +209,20 @@ public:
             if (p < stored_.size() && stored_[p]) return false;
         return true;
     }
+    std::pair<bool, std::uint64_t> extent(std::uint64_t pos, std::uint64_t limit) override {
+        const bool hole = is_hole(pos, 1);
+        std::uint64_t end = pos;
+        while (end < pos + limit && is_hole(end, 1) == hole) end = (end / page + 1) * page;
+        return {hole, std::min(end, pos + limit) - pos};
+    }
+    result<void> punch_hole(std::uint64_t pos, std::uint64_t len) override {
+        for (std::uint64_t p = pos / page; p < (pos + len) / page && p < stored_.size(); ++p) {
+            stored_[p] = false;
+            std::fill_n(bytes_.begin() + static_cast<std::ptrdiff_t>(p * page),
+                        std::min<std::uint64_t>(page, bytes_.size() - p * page), 0);
+        }
+        return {};
+    }
     static constexpr std::uint64_t page = 4096;
     test::bytes bytes_;
     std::vector<bool> stored_;

@@ -8,7 +8,8 @@ import sys
 
 rdelta, output = sys.argv[1:3]
 help_text = subprocess.run([rdelta, "--help"], capture_output=True, text=True, check=True).stdout
-commands = sorted(set(re.findall(r"\[OPTIONS\] (\w+)", help_text)))
+usage = help_text.split("\n\n", 1)[0]
+commands = sorted(set(re.findall(r"(?:\[OPTIONS\] |^\s+)([a-z]+)(?= |$)", usage, re.M)))
 flags, valued = [], []
 for line in help_text.splitlines():
     m = re.match(r"\s+(?:-(\S), )?\s*--([a-z][a-z0-9-]*)(\[?=)?", line)

@@ -1,0 +1,88 @@
+// rdelta/journal.hpp - the undo journal that makes in-place patching crash-safe,
+// and the recovery that rolls an interrupted patch back.
+//
+// The journal (format: docs/format.md, "In-place journal") holds the old bytes of
+// every region an in-place patch overwrites, saved and synced before the region is
+// written, plus the file's old size. After a crash at any point, recovery restores
+// exactly the old file (holes included) or, once the patch had committed, finishes it.
+// Stability: unstable until 1.0.
+#pragma once
+
+#include <rdelta/error.hpp>
+#include <rdelta/in_place.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rdelta {
+
+/// Where a journal's bytes live: a file beside the image, or memory (tests).
+class journal_storage {
+public:
+    virtual ~journal_storage() = default;
+    /// Whether a journal is present.
+    virtual bool exists() = 0;
+    /// Create it empty (replacing any), not yet durable.
+    virtual result<void> create() = 0;
+    /// Read up to out.size() bytes at `pos`; the count, 0 at the end.
+    virtual result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) = 0;
+    virtual result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) = 0;
+    /// Make its content durable (fdatasync).
+    virtual result<void> sync() = 0;
+    /// Make its name durable (fsync of the folder).
+    virtual result<void> sync_folder() = 0;
+    /// Delete it, durably.
+    virtual result<void> remove() = 0;
+    /// For messages.
+    virtual const std::string& name() const = 0;
+};
+
+/// The journal file of an image: ".IMAGE.rdelta-journal" in the image's folder (the
+/// symlink target's, when IMAGE is a symlink; a shorter name when that one would be
+/// too long). Nothing is created until create().
+result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path);
+
+/// A journal kept in memory, for tests and fuzzing (its bytes are public).
+class memory_journal final : public journal_storage {
+public:
+    bool exists() override { return present; }
+    result<void> create() override;
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
+    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) override;
+    result<void> sync() override { return {}; }
+    result<void> sync_folder() override { return {}; }
+    result<void> remove() override;
+    const std::string& name() const override { return name_; }
+
+    std::vector<std::uint8_t> bytes;
+    bool present = false;
+
+private:
+    std::string name_ = "journal";
+};
+
+/// What recovery found and did.
+enum class recovery_action {
+    none,         ///< no journal
+    discarded,    ///< a journal that never became valid (nothing had been written): deleted
+    rolled_back,  ///< the file was restored to its state before the patch
+    completed,    ///< the patch had committed: its final size was set
+};
+
+/// The outcome of recover_in_place().
+struct recovery_result {
+    recovery_action action = recovery_action::none;
+    std::uint64_t records = 0;         ///< regions restored
+    std::uint64_t bytes_restored = 0;  ///< old bytes written back
+};
+
+/// Roll back (or finish) an interrupted in-place patch of `image` from `journal`,
+/// then delete the journal. The journal is validated first: a damaged record (bad
+/// checksum after a valid header) or a journal of another file fails with corrupt
+/// and changes nothing. Safe to run again if it is itself interrupted.
+result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal);
+
+}  // namespace rdelta

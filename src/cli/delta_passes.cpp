@@ -1,0 +1,113 @@
+// delta_passes.cpp - reopening (or spooling) a delta for each in-place pass.
+#include "delta_passes.hpp"
+
+#include "compression.hpp"
+
+#include <rdelta/file.hpp>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <optional>
+#include <unistd.h>
+
+namespace rdelta::cli {
+
+namespace {
+
+// A spooled copy read from its start; shares the spool's descriptor.
+class spool_reader final : public byte_source {
+public:
+    spool_reader(std::shared_ptr<int> fd, std::string name) : fd_(std::move(fd)), name_(std::move(name)) {}
+    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
+        std::size_t got = 0;
+        while (got < n) {
+            const ssize_t r = ::pread(*fd_, p + got, n - got, static_cast<off_t>(pos_));
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) return fail(errc::io_error, name_ + ": reading its temporary copy failed: " + std::strerror(errno));
+            if (r == 0) break;
+            got += static_cast<std::size_t>(r), pos_ += static_cast<std::uint64_t>(r);
+        }
+        return got;
+    }
+    std::int64_t size_hint() const noexcept override { return -1; }
+    const std::string& name() const noexcept override { return name_; }
+
+private:
+    std::shared_ptr<int> fd_;
+    std::string name_;
+    std::uint64_t pos_ = 0;
+};
+
+// The raw input and the decompressor in front of it, owned together.
+class pass_source final : public byte_source {
+public:
+    explicit pass_source(std::unique_ptr<byte_source> raw) : raw_(std::move(raw)) {}
+    result<void> start() {
+        auto d = decompressing_reader::open(*raw_);
+        if (!d) return std::move(d).err();
+        dec_.emplace(std::move(*d));
+        return {};
+    }
+    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override { return dec_->read_full(p, n); }
+    std::int64_t size_hint() const noexcept override { return dec_->size_hint(); }
+    const std::string& name() const noexcept override { return dec_->name(); }
+
+private:
+    std::unique_ptr<byte_source> raw_;
+    std::optional<decompressing_reader> dec_;
+};
+
+result<std::unique_ptr<byte_source>> layered(std::unique_ptr<byte_source> raw) {
+    auto s = std::make_unique<pass_source>(std::move(raw));
+    if (auto st = s->start(); !st) return std::move(st).err();
+    return std::unique_ptr<byte_source>(std::move(s));
+}
+
+result<int> make_spool() {
+    const char* dir = std::getenv("TMPDIR");
+    const std::string folder = dir && *dir ? dir : "/tmp";
+    int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    std::string templ = folder + "/rdelta-spool-XXXXXX";  // file systems without O_TMPFILE
+    fd = ::mkstemp(templ.data());
+    if (fd < 0) return fail(errc::io_error, folder + ": cannot create a temporary file: " + std::strerror(errno));
+    ::unlink(templ.c_str());
+    return fd;
+}
+
+}  // namespace
+
+result<delta_opener> make_delta_opener(const std::string& path) {
+    auto first = input_file::open(path);
+    if (!first) return std::move(first).err();
+    if (!is_std_stream(path) && first->regular_size() >= 0) {
+        return delta_opener([path]() -> result<std::unique_ptr<byte_source>> {
+            auto f = input_file::open(path);
+            if (!f) return std::move(f).err();
+            return layered(std::make_unique<input_file>(std::move(*f)));
+        });
+    }
+    auto spool = make_spool();
+    if (!spool) return std::move(spool).err();
+    auto fd = std::shared_ptr<int>(new int(*spool), [](int* p) { ::close(*p); delete p; });
+    std::vector<std::uint8_t> buf(std::size_t{1} << 20);
+    for (;;) {
+        auto got = first->read_full(buf.data(), buf.size());
+        if (!got) return std::move(got).err();
+        for (std::size_t done = 0; done < *got;) {
+            const ssize_t w = ::write(*fd, buf.data() + done, *got - done);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return fail(errc::io_error, first->name() + ": cannot copy it to a temporary file: " + std::strerror(errno));
+            done += static_cast<std::size_t>(w);
+        }
+        if (*got < buf.size()) break;
+    }
+    const std::string name = first->name();
+    return delta_opener([fd, name]() -> result<std::unique_ptr<byte_source>> {
+        return layered(std::make_unique<spool_reader>(fd, name));
+    });
+}
+
+}  // namespace rdelta::cli

@@ -1,0 +1,131 @@
+// in_place_command.cpp - the crash-safe in-place commands of the CLI.
+#include "in_place_command.hpp"
+
+#include "delta_passes.hpp"
+#include "exit_codes.hpp"
+#include "progress.hpp"
+#include "stats_format.hpp"
+
+#include <rdelta/file.hpp>
+#include <rdelta/journal.hpp>
+
+#include <chrono>
+#include <cinttypes>
+#include <csignal>
+#include <cstdlib>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <sys/resource.h>
+
+namespace rdelta::cli {
+
+namespace {
+
+int report(const invocation& inv, const error& e) {
+    std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
+    return exit_code(e.code);
+}
+
+std::string file_arg(const request& req, std::size_t i) { return i < req.files.size() ? req.files[i] : "-"; }
+
+// Roll back what an interrupted run left, saying so.
+result<void> recover_first(const invocation& inv, in_place_fd& image, journal_storage& journal, bool quiet_if_none) {
+    auto done = recover_in_place(image, journal);
+    if (!done) return std::move(done).err();
+    const char* prog = inv.prog.c_str();
+    const char* name = image.name().c_str();
+    switch (done->action) {
+    case recovery_action::none:
+        if (!quiet_if_none) std::fprintf(stderr, "%s: %s: no journal of an interrupted patch: nothing to do\n", prog, name);
+        break;
+    case recovery_action::discarded:
+        std::fprintf(stderr, "%s: %s: deleted the journal of a patch interrupted before it wrote anything\n", prog, name);
+        break;
+    case recovery_action::rolled_back:
+        std::fprintf(stderr, "%s: %s: rolled back an interrupted in-place patch (%" PRIu64 " regions, %" PRIu64 " bytes restored)\n",
+                     prog, name, done->records, done->bytes_restored);
+        break;
+    case recovery_action::completed:
+        std::fprintf(stderr, "%s: %s: finished an interrupted in-place patch that had already been verified\n", prog, name);
+        break;
+    }
+    return {};
+}
+
+}  // namespace
+
+int in_place_patch(const request& req, const invocation& inv, const std::function<int()>& check_args) {
+    auto image = in_place_fd::open(file_arg(req, 0));
+    if (!image) return report(inv, image.err());
+    auto opener = make_delta_opener(file_arg(req, 1));
+    if (!opener) return report(inv, opener.err());
+    if (int rc = check_args()) return rc;
+    auto journal = open_journal_file(file_arg(req, 0));
+    if (!journal) return report(inv, journal.err());
+    // Even without a journal of its own, a run never patches over a half-done one.
+    if (auto r = recover_first(inv, *image, **journal, true); !r) return report(inv, r.err());
+
+    const auto start = std::chrono::steady_clock::now();
+    const std::time_t start_time = std::time(nullptr);
+    in_place_options options;
+    options.patch.require_checksum = req.verify;
+    if (req.max_output > 0) options.patch.max_output = static_cast<std::uint64_t>(req.max_output);
+    options.journal = req.journal ? journal->get() : nullptr;
+    const bool forced = req.progress.value_or(false);
+    const bool show = progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr);
+    std::unique_ptr<progress_meter> meter;  // its total is known after the check pass
+    options.progress = [&](std::uint64_t done, std::uint64_t total) {
+        if (!meter) meter = std::make_unique<progress_meter>(show, "patch --in-place", static_cast<std::int64_t>(total));
+        meter->update(static_cast<std::int64_t>(done));
+    };
+    // Test hooks (tests/cli/in_place_crash_test.py): small journal batches, so a
+    // crash can land between many of them, and a SIGKILL right after batch N.
+    if (const char* b = std::getenv("RDELTA_INPLACE_BATCH_BYTES")) options.batch_bytes = std::strtoull(b, nullptr, 10);
+    if (const char* k = std::getenv("RDELTA_TEST_KILL_AFTER_BATCH")) {
+        const std::uint64_t n = std::strtoull(k, nullptr, 10);
+        options.after_batch = [n](std::uint64_t batch) {
+            if (batch == n) std::raise(SIGKILL);
+        };
+    }
+    {
+        auto probe = (*opener)();  // the name errors give the delta
+        if (!probe) return report(inv, probe.err());
+        options.patch.delta_name = (*probe)->name();
+    }
+    auto done = patch_in_place(*opener, *image, options);
+    if (meter) meter->finish();
+    if (!done) return report(inv, done.err());
+    if (!done->has_trailer)
+        std::fprintf(stderr, "%s: warning: %s has no checksum trailer: the patched %s cannot be verified\n",
+                     inv.prog.c_str(), options.patch.delta_name.c_str(), image->name().c_str());
+    if (req.verify)
+        std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
+                     inv.prog.c_str(), image->name().c_str(), done->job.out_bytes);
+    if (req.statistics) {
+        std::fprintf(stderr, "librsync: %s\n", format_stats(done->job, start_time, std::time(nullptr)).c_str());
+        if (!inv.as_rdiff) {
+            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            rusage ru{};
+            getrusage(RUSAGE_SELF, &ru);
+            std::fprintf(stderr,
+                         "%s: in place: wrote %" PRIu64 " bytes to the image and %" PRIu64 " to the journal, %" PRIu64
+                         " syncs; elapsed %.3f s, peak memory %.1f MiB\n",
+                         inv.prog.c_str(), done->image_bytes_written, done->journal_bytes_written, done->syncs, secs,
+                         static_cast<double>(ru.ru_maxrss) / 1024.0);
+        }
+    }
+    return exit_success;
+}
+
+int recover_command(const request& req, const invocation& inv) {
+    if (req.files.size() != 1) return report_usage(inv, "Usage for recover: " + inv.prog + " recover IMAGE");
+    auto image = in_place_fd::open(req.files[0]);
+    if (!image) return report(inv, image.err());
+    auto journal = open_journal_file(req.files[0]);
+    if (!journal) return report(inv, journal.err());
+    if (auto r = recover_first(inv, *image, **journal, false); !r) return report(inv, r.err());
+    return exit_success;
+}
+
+}  // namespace rdelta::cli

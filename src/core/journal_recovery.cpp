@@ -1,0 +1,170 @@
+// journal_recovery.cpp - rolling an interrupted in-place patch back from its undo
+// journal (or finishing one that had committed), and the in-memory journal.
+//
+// Everything is validated before anything is changed: a journal that does not
+// check out as a whole fails with corrupt and the image is left as it is, so a
+// damaged journal never "restores" garbage. Records are applied newest first, as
+// a block saved as a hole may have been written again (and saved as data) later.
+#include "journal_writer.hpp"
+
+#include "netint.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+namespace rdelta {
+
+namespace {
+
+struct record_ref {
+    std::uint64_t at;  // where its data starts in the journal
+    std::uint32_t kind;
+    std::uint64_t pos, len;
+};
+
+result<void> read_exact(journal_storage& j, std::uint64_t pos, std::span<std::uint8_t> out, const char* what) {
+    std::size_t got = 0;
+    while (got < out.size()) {
+        auto r = j.read(pos + got, out.subspan(got));
+        if (!r) return std::move(r).err();
+        if (*r == 0) return fail(errc::corrupt, j.name() + ": " + what + " is cut short: the journal is damaged");
+        got += *r;
+    }
+    return {};
+}
+
+error bad_record(const journal_storage& j, std::uint64_t index, std::uint64_t at, const char* why) {
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  ": record %" PRIu64 " (journal offset %" PRIu64 ") %s: the journal is damaged; nothing was changed",
+                  index, at, why);
+    return fail(errc::corrupt, j.name() + text);
+}
+
+// The newest valid header slot, if any became valid.
+result<std::optional<detail::journal_header>> newest_header(journal_storage& j) {
+    std::optional<detail::journal_header> best;
+    for (const std::uint64_t at : detail::journal_slot_at) {
+        std::uint8_t bytes[detail::journal_header_size];
+        auto r = j.read(at, bytes);
+        if (!r) return std::move(r).err();
+        detail::journal_header h;
+        if (*r == sizeof bytes && detail::decode_header(bytes, h) && (!best || h.seq > best->seq)) best = h;
+    }
+    return best;
+}
+
+result<std::vector<record_ref>> validate(journal_storage& j, const detail::journal_header& h) {
+    std::vector<record_ref> refs;
+    std::vector<std::uint8_t> data;
+    std::uint64_t at = detail::journal_records_at;
+    for (std::uint64_t index = 0; at < h.records_end; ++index) {
+        std::uint8_t head[detail::journal_record_head];
+        if (h.records_end - at < sizeof head) return bad_record(j, index, at, "is cut short");
+        if (auto r = read_exact(j, at, head, "a record"); !r) return std::move(r).err();
+        const std::uint32_t kind = detail::get_be32(head);
+        const std::uint64_t pos = detail::get_be(head + 8, 8), len = detail::get_be(head + 16, 8);
+        const bool known = (kind == detail::record_data && len <= detail::journal_max_record_data) || kind == detail::record_hole;
+        if (!known || detail::get_be(head + 24, 8) != index || len == 0 || pos > UINT64_MAX - len)
+            return bad_record(j, index, at, "is not a valid record");
+        const std::uint64_t data_len = kind == detail::record_data ? len : 0;
+        if (h.records_end - at - sizeof head < data_len) return bad_record(j, index, at, "is cut short");
+        data.resize(static_cast<std::size_t>(data_len));
+        if (auto r = read_exact(j, at + sizeof head, data, "a record"); !r) return std::move(r).err();
+        if (detail::record_checksum(h.nonce, head, data) != detail::get_be(head + 32, 8))
+            return bad_record(j, index, at, "fails its checksum");
+        refs.push_back({at + sizeof head, kind, pos, len});
+        at += sizeof head + data_len;
+    }
+    if (refs.size() != h.record_count)
+        return fail(errc::corrupt, j.name() + ": holds " + std::to_string(refs.size()) + " records, its header says " +
+                                       std::to_string(h.record_count) + ": the journal is damaged; nothing was changed");
+    return refs;
+}
+
+result<void> set_size(in_place_file& image, std::uint64_t size) { return image.resize(size); }
+
+}  // namespace
+
+result<void> in_place_file::punch_hole(std::uint64_t pos, std::uint64_t len) {
+    static const std::vector<std::uint8_t> zeros(std::size_t{1} << 16, 0);
+    const std::uint64_t end = std::min(pos + len, size());  // KEEP_SIZE: nothing past the end
+    for (; pos < end;) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(zeros.size(), end - pos));
+        if (auto w = write(pos, {zeros.data(), n}); !w) return w;
+        pos += n;
+    }
+    return {};
+}
+
+result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal) {
+    recovery_result done;
+    if (!journal.exists()) return done;
+    auto header = newest_header(journal);
+    if (!header) return std::move(header).err();
+    if (!*header) {  // never became valid: the image was not touched
+        if (auto r = journal.remove(); !r) return std::move(r).err();
+        done.action = recovery_action::discarded;
+        return done;
+    }
+    const detail::journal_header& h = **header;
+    const auto [dev, ino] = image.identity();
+    if (h.ino != 0 && ino != 0 && (h.dev != dev || h.ino != ino))
+        return fail(errc::corrupt, journal.name() + ": belongs to another file than the image (device/inode differ); nothing was changed");
+    if (h.state == detail::journal_committed) {
+        if (auto r = set_size(image, h.new_size); !r) return std::move(r).err();
+        done.action = recovery_action::completed;
+    } else {
+        auto refs = validate(journal, h);
+        if (!refs) return std::move(refs).err();
+        // Truncating first frees what the patch appended (room for the rest on a full disk).
+        if (auto r = set_size(image, h.old_size); !r) return std::move(r).err();
+        std::vector<std::uint8_t> data;
+        for (auto it = refs->rbegin(); it != refs->rend(); ++it) {
+            if (it->kind == detail::record_hole) {
+                if (auto r = image.punch_hole(it->pos, it->len); !r) return std::move(r).err();
+                continue;
+            }
+            data.resize(static_cast<std::size_t>(it->len));
+            if (auto r = read_exact(journal, it->at, data, "a record"); !r) return std::move(r).err();
+            if (auto r = image.write(it->pos, data); !r) return std::move(r).err();
+            done.bytes_restored += it->len;
+        }
+        if (auto r = set_size(image, h.old_size); !r) return std::move(r).err();
+        done.records = refs->size();
+        done.action = recovery_action::rolled_back;
+    }
+    if (auto r = image.sync(); !r) return std::move(r).err();
+    if (auto r = journal.remove(); !r) return std::move(r).err();
+    return done;
+}
+
+result<void> memory_journal::create() {
+    bytes.clear();
+    present = true;
+    return {};
+}
+
+result<std::size_t> memory_journal::read(std::uint64_t pos, std::span<std::uint8_t> out) {
+    if (pos >= bytes.size()) return std::size_t{0};
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), bytes.size() - pos));
+    std::memcpy(out.data(), bytes.data() + pos, n);
+    return n;
+}
+
+result<void> memory_journal::write(std::uint64_t pos, std::span<const std::uint8_t> b) {
+    if (pos + b.size() > bytes.size()) bytes.resize(static_cast<std::size_t>(pos + b.size()));
+    if (!b.empty()) std::memcpy(bytes.data() + pos, b.data(), b.size());
+    return {};
+}
+
+result<void> memory_journal::remove() {
+    bytes.clear();
+    present = false;
+    return {};
+}
+
+}  // namespace rdelta

@@ -1,0 +1,171 @@
+// journal_writer.cpp - the journal's format and the writing side (recovery is in
+// journal_recovery.cpp).
+#include "journal_writer.hpp"
+
+#include "netint.hpp"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <sys/random.h>
+#include <unistd.h>
+
+namespace rdelta::detail {
+
+namespace {
+
+std::uint64_t random_nonce() {
+    std::uint64_t n = 0;
+    if (getrandom(&n, sizeof n, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof n)) {
+        const auto t = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+        n = XXH3_64bits_withSeed(&t, sizeof t, static_cast<std::uint64_t>(getpid()));
+    }
+    return n;
+}
+
+std::uint64_t align_down(std::uint64_t v) { return v - v % journal_block; }
+std::uint64_t align_up(std::uint64_t v) { return v + (journal_block - v % journal_block) % journal_block; }
+
+}  // namespace
+
+void encode_header(const journal_header& h, std::uint8_t out[journal_header_size]) {
+    std::memset(out, 0, journal_header_size);
+    put_be(out, journal_magic, 4);
+    put_be(out + 4, journal_version, 4);
+    put_be(out + 8, h.seq, 8);
+    put_be(out + 16, h.state, 4);
+    put_be(out + 24, h.nonce, 8);
+    put_be(out + 32, h.dev, 8);
+    put_be(out + 40, h.ino, 8);
+    put_be(out + 48, h.old_size, 8);
+    put_be(out + 56, h.new_size, 8);
+    put_be(out + 64, h.records_end, 8);
+    put_be(out + 72, h.record_count, 8);
+    put_be(out + 80, XXH3_64bits(out, 80), 8);
+}
+
+bool decode_header(const std::uint8_t in[journal_header_size], journal_header& h) {
+    if (get_be32(in) != journal_magic || get_be32(in + 4) != journal_version) return false;
+    if (get_be(in + 80, 8) != XXH3_64bits(in, 80)) return false;
+    h.seq = get_be(in + 8, 8);
+    h.state = get_be32(in + 16);
+    h.nonce = get_be(in + 24, 8);
+    h.dev = get_be(in + 32, 8);
+    h.ino = get_be(in + 40, 8);
+    h.old_size = get_be(in + 48, 8);
+    h.new_size = get_be(in + 56, 8);
+    h.records_end = get_be(in + 64, 8);
+    h.record_count = get_be(in + 72, 8);
+    return h.state == journal_hot || h.state == journal_committed;
+}
+
+std::uint64_t record_checksum(std::uint64_t nonce, const std::uint8_t head[32], std::span<const std::uint8_t> data) {
+    XXH3_state_t* s = XXH3_createState();
+    XXH3_64bits_reset_withSeed(s, nonce);
+    XXH3_64bits_update(s, head, 32);
+    if (!data.empty()) XXH3_64bits_update(s, data.data(), data.size());
+    const std::uint64_t sum = XXH3_64bits_digest(s);
+    XXH3_freeState(s);
+    return sum;
+}
+
+journal_writer::journal_writer(journal_storage& storage, in_place_file& image) : storage_(storage), image_(image) {
+    header_.nonce = random_nonce();
+    header_.old_size = header_.new_size = image.size();
+    std::tie(header_.dev, header_.ino) = image.identity();
+}
+
+result<void> journal_writer::put(std::span<const std::uint8_t> bytes) {
+    if (auto w = storage_.write(end_, bytes); !w) return w;
+    end_ += bytes.size(), written_ += bytes.size();
+    return {};
+}
+
+result<void> journal_writer::begin() {
+    if (auto c = storage_.create(); !c) return c;
+    // The header area stays zeros (no valid slot) until the first records are durable.
+    const std::vector<std::uint8_t> zeros(journal_records_at, 0);
+    end_ = 0;
+    return put(zeros);
+}
+
+result<void> journal_writer::add_record(std::uint32_t kind, std::uint64_t pos, std::uint64_t len,
+                                        std::span<const std::uint8_t> data) {
+    std::uint8_t head[journal_record_head];
+    put_be(head, kind, 4);
+    put_be(head + 4, 0, 4);
+    put_be(head + 8, pos, 8);
+    put_be(head + 16, len, 8);
+    put_be(head + 24, count_, 8);  // its index: a stale record from an older journal cannot pass
+    put_be(head + 32, record_checksum(header_.nonce, head, data), 8);
+    if (auto w = put(head); !w) return w;
+    if (!data.empty())
+        if (auto w = put(data); !w) return w;
+    ++count_;
+    return {};
+}
+
+result<void> journal_writer::save(std::uint64_t pos, std::uint64_t len) {
+    const std::uint64_t end = std::min(pos + len, header_.old_size);  // beyond: the truncation restores it
+    while (pos < end) {
+        const auto [hole, run] = image_.extent(pos, end - pos);
+        if (run == 0) break;
+        if (hole) {
+            // A hole is whole blocks: saving the blocks around the run lets a rollback
+            // free exactly the blocks that writing into the hole allocated.
+            const std::uint64_t from = align_down(pos), to = align_up(pos + run);
+            if (auto r = add_record(record_hole, from, to - from, {}); !r) return r;
+            pos += run;
+            continue;
+        }
+        for (std::uint64_t done = 0; done < run;) {
+            const auto n = static_cast<std::size_t>(std::min(run - done, journal_max_record_data));
+            buf_.resize(n);
+            std::size_t got = 0;
+            while (got < n) {
+                auto r = image_.read(pos + done + got, {buf_.data() + got, n - got});
+                if (!r) return std::move(r).err();
+                if (*r == 0) return fail(errc::io_error, storage_.name() + ": the image ended while saving its old bytes");
+                got += *r;
+            }
+            if (auto r = add_record(record_data, pos + done, n, buf_); !r) return r;
+            done += n;
+        }
+        pos += run;
+    }
+    return {};
+}
+
+result<void> journal_writer::write_header() {
+    ++header_.seq;
+    std::uint8_t bytes[journal_header_size];
+    encode_header(header_, bytes);
+    // Alternate slots: a torn header write leaves the previous one valid.
+    return storage_.write(journal_slot_at[header_.seq % 2], bytes);
+}
+
+result<void> journal_writer::make_durable() {
+    if (count_ == header_.record_count && published_) return {};
+    if (auto s = storage_.sync(); !s) return s;
+    header_.records_end = end_, header_.record_count = count_;
+    if (auto h = write_header(); !h) return h;
+    if (auto s = storage_.sync(); !s) return s;
+    syncs_ += 2;
+    if (!published_) {
+        if (auto s = storage_.sync_folder(); !s) return s;
+        published_ = true, ++syncs_;
+    }
+    return {};
+}
+
+result<void> journal_writer::commit(std::uint64_t new_size) {
+    if (auto d = make_durable(); !d) return d;
+    header_.state = journal_committed, header_.new_size = new_size;
+    if (auto h = write_header(); !h) return h;
+    ++syncs_;
+    return storage_.sync();
+}
+
+}  // namespace rdelta::detail

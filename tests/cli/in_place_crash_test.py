@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+"""Crash injection for `rdelta patch --in-place` (issue 10): after SIGKILL at a random
+moment, a disk-full error, or a damaged journal, the image is exactly the old image
+or exactly the new one: the same bytes and the same allocated extents (SEEK_DATA /
+SEEK_HOLE map). Needs only rdelta (not Debian's rdiff).
+
+  in_place_crash_test.py --rdelta PATH [--runs N] [--seed S]
+
+--runs (or RDELTA_CRASH_RUNS) is the number of SIGKILL runs, spread over the
+scenarios (default 60; a longer mode is simply a larger number). The ENOSPC case
+mounts a small tmpfs in a private mount namespace (unshare -m) and is skipped, with
+a message, when not run as root. Prints 'N passed, M failed'."""
+import argparse
+import hashlib
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+MiB = 1 << 20
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what, flush=True)
+
+
+def extents(path):
+    """The allocated (data) ranges of a file, as SEEK_DATA/SEEK_HOLE report them."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        out, pos = [], 0
+        while pos < size:
+            try:
+                data = os.lseek(fd, pos, os.SEEK_DATA)
+            except OSError:
+                break
+            hole = os.lseek(fd, data, os.SEEK_HOLE)
+            out.append((data, hole))
+            pos = hole
+        return size, out
+    finally:
+        os.close(fd)
+
+
+def state(path):
+    """Size, extent map and a hash of the bytes (holes read as zeros, so hashing the
+    data extents with their offsets is enough once the maps are equal)."""
+    size, ext = extents(path)
+    h = hashlib.blake2b()
+    with open(path, "rb") as f:
+        for a, b in ext:
+            f.seek(a)
+            h.update(a.to_bytes(8, "big"))
+            left = b - a
+            while left:
+                chunk = f.read(min(left, 4 * MiB))
+                if not chunk:
+                    break
+                h.update(chunk)
+                left -= len(chunk)
+    return size, tuple(ext), h.hexdigest()
+
+
+def sparse_copy(src, dst):
+    """Copy with exactly the same data extents."""
+    size, ext = extents(src)
+    with open(src, "rb") as f, open(dst, "wb") as g:
+        g.truncate(size)
+        for a, b in ext:
+            f.seek(a)
+            g.seek(a)
+            g.write(f.read(b - a))
+    return dst
+
+
+def write_at(f, pos, data):
+    f.seek(pos)
+    f.write(data)
+
+
+def make_base(path, rng, size=64 * MiB, data_mib=8):
+    """A sparse image: random data extents, and some zero blocks stored as data."""
+    with open(path, "wb") as f:
+        f.truncate(size)
+        left = data_mib * MiB
+        while left > 0:
+            n = min(left, rng.randrange(4096, 600 * 1024))
+            pos = rng.randrange(0, size - n) & ~4095
+            write_at(f, pos, rng.randbytes(n) if rng.random() < 0.85 else bytes(n))
+            left -= n
+
+
+def scenarios(work, rng):
+    """(name, old image, new file): overwrite+grow, delete (data moves back)+shrink,
+    insertion near the front (long literals)+grow."""
+    base = os.path.join(work, "base.img")
+    make_base(base, rng)
+    out = []
+    new = sparse_copy(base, os.path.join(work, "grow.new"))
+    with open(new, "r+b") as f:
+        for _ in range(25):
+            write_at(f, rng.randrange(0, 64 * MiB - 300000), rng.randbytes(rng.randrange(1, 300000)))
+        f.seek(0, 2)
+        f.write(rng.randbytes(2 * MiB + 123))
+    out.append(("overwrite-grow", base, new))
+    content = bytearray(open(base, "rb").read())
+    del content[20 * MiB:25 * MiB + 77]
+    del content[-3 * MiB:]
+    content[1000:5000] = rng.randbytes(4000)
+    new = os.path.join(work, "shrink.new")
+    open(new, "wb").write(content)
+    out.append(("delete-shrink", base, new))
+    content = bytearray(open(base, "rb").read())
+    content[8 * MiB:8 * MiB] = rng.randbytes(4099)
+    new = os.path.join(work, "insert.new")
+    open(new, "wb").write(content)
+    out.append(("insert-grow", base, new))
+    return out
+
+
+class Tool:
+    def __init__(self, rdelta, env):
+        self.rdelta, self.env = rdelta, env
+
+    def run(self, *args, env=None, **kw):
+        e = dict(self.env, **(env or {}))
+        return subprocess.run([self.rdelta, *args], capture_output=True, text=True, env=e, **kw)
+
+    def popen(self, *args, env=None):
+        e = dict(self.env, **(env or {}))
+        return subprocess.Popen([self.rdelta, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=e)
+
+
+def journal_of(image):
+    d, b = os.path.split(image)
+    return os.path.join(d, "." + b + ".rdelta-journal")
+
+
+def make_delta(tool, old, new, delta, *extra):
+    sig = delta + ".sig"
+    r = tool.run("signature", "-f", old, sig)
+    assert r.returncode == 0, r.stderr
+    r = tool.run("delta", "-f", "--in-place-safe", *extra, sig, new, delta)
+    assert r.returncode == 0, r.stderr
+
+
+def crash_runs(tool, work, rng, runs):
+    cases = scenarios(work, rng)
+    batch_env = {"RDELTA_INPLACE_BATCH_BYTES": str(64 * 1024)}  # many batches: many crash points
+    seen = {"old": 0, "new": 0, "journal": 0}
+    for k, (name, old, new) in enumerate(cases):
+        delta = os.path.join(work, name + ".delta")
+        make_delta(tool, old, new, delta)
+        img = os.path.join(work, name + ".img")
+        old_state = state(old)
+        sparse_copy(old, img)
+        t0 = time.monotonic()
+        r = tool.run("patch", "--in-place", img, delta, env=batch_env)
+        clean = time.monotonic() - t0
+        check(r.returncode == 0, f"{name}: clean in-place patch: {r.stderr}")
+        new_state = state(img)
+        check(open(img, "rb").read() == open(new, "rb").read(), f"{name}: clean in-place result equals the new file")
+        check(not os.path.exists(journal_of(img)), f"{name}: no journal after a clean run")
+        n = runs // len(cases) + (k < runs % len(cases))
+        for i in range(n):
+            sparse_copy(old, img)
+            p = tool.popen("patch", "--in-place", img, delta, env=batch_env)
+            time.sleep(rng.uniform(0, clean * 1.2))
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            had_journal = os.path.exists(journal_of(img))
+            seen["journal"] += had_journal
+            if i % 2 == 0:
+                r = tool.run("recover", img)
+                check(r.returncode == 0, f"{name} run {i}: recover: {r.stderr}")
+                got = state(img)
+                check(got in (old_state, new_state), f"{name} run {i}: after recover the image is neither old nor new")
+                seen["old" if got == old_state else "new"] += 1
+            else:  # the next patch recovers by itself, then applies (or finds it applied)
+                r = tool.run("patch", "--in-place", img, delta)
+                check(r.returncode in (0, 106), f"{name} run {i}: patch after a crash: {r.returncode} {r.stderr}")
+                check(state(img) == new_state, f"{name} run {i}: patch after a crash gives the new image")
+                seen["new"] += 1
+            check(not os.path.exists(journal_of(img)), f"{name} run {i}: journal left behind")
+    print(f"crash runs: {runs}; a journal was present after {seen['journal']} kills; "
+          f"recovered to old {seen['old']}, new {seen['new']}", flush=True)
+
+
+def repeated_apply(tool, work, rng):
+    cases = scenarios(work, rng)
+    name, old, new = cases[0]
+    delta = os.path.join(work, "twice.delta")
+    make_delta(tool, old, new, delta)
+    img = sparse_copy(old, os.path.join(work, "twice.img"))
+    r = tool.run("patch", "--in-place", img, delta)
+    check(r.returncode == 0 and "warning" not in r.stderr, f"repeat: first apply: {r.stderr}")
+    once = state(img)
+    r = tool.run("patch", "--in-place", img, delta)
+    check(r.returncode == 106, f"repeat: second apply exits 106, got {r.returncode}: {r.stderr}")
+    check(state(img) == once, "repeat: second apply leaves the image unchanged")
+    # Without a trailer: a warning that the result cannot be verified.
+    plain = os.path.join(work, "plain.delta")
+    make_delta(tool, old, new, plain, "--no-checksum")
+    img = sparse_copy(old, os.path.join(work, "plain.img"))
+    r = tool.run("patch", "--in-place", img, plain)
+    check(r.returncode == 0 and "cannot be verified" in r.stderr and r.stderr.count("\n") == 1,
+          f"no trailer: one warning line: {r.returncode} {r.stderr!r}")
+    check(open(img, "rb").read() == open(new, "rb").read(), "no trailer: result")
+    # A delta piped through standard input (spooled), compressed.
+    gz = os.path.join(work, "twice.delta.zst")
+    make_delta(tool, old, new, gz, "--zstd")
+    img = sparse_copy(old, os.path.join(work, "pipe.img"))
+    with open(gz, "rb") as f:
+        r = tool.run("patch", "--in-place", img, "-", stdin=f)
+    check(r.returncode == 0, f"stdin zstd delta: {r.stderr}")
+    check(open(img, "rb").read() == open(new, "rb").read(), "stdin zstd delta: result")
+
+
+def damaged_journals(tool, work, rng):
+    name, old, new = scenarios(work, rng)[0]
+    delta = os.path.join(work, "dmg.delta")
+    make_delta(tool, old, new, delta)
+    img = os.path.join(work, "dmg.img")
+    old_state = state(old)
+    env = {"RDELTA_INPLACE_BATCH_BYTES": "4096", "RDELTA_TEST_KILL_AFTER_BATCH": "3"}
+
+    def interrupted():
+        sparse_copy(old, img)
+        r = tool.run("patch", "--in-place", img, delta, env=env)
+        check(r.returncode == -signal.SIGKILL, f"hook kills after batch 3: {r.returncode} {r.stderr}")
+        check(os.path.exists(journal_of(img)), "a hot journal is left")
+        return state(img), open(journal_of(img), "rb").read()
+
+    mid, jbytes = interrupted()
+    check(mid != old_state, "the interrupted image is part new")
+    r = tool.run("recover", img)
+    check(r.returncode == 0 and "rolled back" in r.stderr, f"recover: {r.stderr}")
+    check(state(img) == old_state, "recover restores the old image exactly")
+
+    def damaged(label, mutate, want_rc, journal_stays):
+        mid, jb = interrupted()
+        with open(journal_of(img), "wb") as f:
+            f.write(mutate(bytearray(jb)))
+        r = tool.run("recover", img)
+        check(r.returncode == want_rc, f"{label}: recover exits {want_rc}, got {r.returncode}: {r.stderr}")
+        check(state(img) == mid, f"{label}: the image is left as it was")
+        check(os.path.exists(journal_of(img)) == journal_stays, f"{label}: journal kept={journal_stays}")
+        r = tool.run("patch", "--in-place", img, delta)
+        if want_rc:
+            check(r.returncode == want_rc, f"{label}: patch refuses too ({r.returncode}: {r.stderr})")
+        if os.path.exists(journal_of(img)):
+            os.unlink(journal_of(img))
+
+    def flip(at):
+        def f(b):
+            b[at] ^= 0x40
+            return b
+        return f
+
+    damaged("flipped record byte", flip(4096 + 60), 106, True)
+    damaged("flipped record length", flip(4096 + 20), 106, True)
+    damaged("torn record area", lambda b: b[:4096 + 50], 106, True)
+    damaged("header never valid", lambda b: bytes(1024) + b[1024:], 0, False)
+
+
+def journal_names(tool, work, rng):
+    """The journal sits beside a symlink's target, and has a short name when
+    .IMAGE.rdelta-journal would exceed NAME_MAX."""
+    name, old, new = scenarios(work, rng)[0]
+    delta = os.path.join(work, "names.delta")
+    make_delta(tool, old, new, delta)
+    env = {"RDELTA_INPLACE_BATCH_BYTES": "4096", "RDELTA_TEST_KILL_AFTER_BATCH": "2"}
+    os.makedirs(os.path.join(work, "target"))
+    os.makedirs(os.path.join(work, "links"))
+    real = sparse_copy(old, os.path.join(work, "target", "disk.img"))
+    link = os.path.join(work, "links", "disk.img")
+    os.symlink(real, link)
+    r = tool.run("patch", "--in-place", link, delta, env=env)
+    check(r.returncode == -signal.SIGKILL, f"symlink: interrupted ({r.returncode})")
+    check(os.path.exists(journal_of(real)) and not os.path.exists(journal_of(link)),
+          f"symlink: the journal is beside the target: {os.listdir(os.path.join(work, 'target'))}")
+    r = tool.run("recover", link)
+    check(r.returncode == 0 and state(real) == state(old), f"symlink: recovered through the link: {r.stderr}")
+    long_name = os.path.join(work, "d" * 250 + ".img")
+    sparse_copy(old, long_name)
+    r = tool.run("patch", "--in-place", long_name, delta, env=env)
+    short = [f for f in os.listdir(work) if f.startswith(".rdelta-journal-")]
+    check(len(short) == 1 and len(short[0]) == len(".rdelta-journal-") + 16, f"long name: short journal name {short}")
+    r = tool.run("patch", "--in-place", long_name, delta)
+    check(r.returncode == 0 and "rolled back" in r.stderr, f"long name: the next patch rolls back first: {r.stderr}")
+    check(open(long_name, "rb").read() == open(new, "rb").read(), "long name: then applies the delta")
+    check(not [f for f in os.listdir(work) if f.startswith(".rdelta-journal-")], "long name: journal removed")
+
+
+def enospc(tool, work, rng, rdelta, inner):
+    """Outer: re-run this script in a private mount namespace. Inner: on a small tmpfs."""
+    if not inner:
+        if os.geteuid() != 0 or not shutil.which("unshare"):
+            print("SKIP: ENOSPC case needs root (mount -t tmpfs in unshare -m)", flush=True)
+            return
+        r = subprocess.run(["unshare", "-m", sys.executable, __file__, "--rdelta", rdelta, "--enospc-inner", work],
+                           capture_output=True, text=True)
+        sys.stdout.write(r.stdout)
+        if "SKIP" in r.stdout:
+            return
+        check(r.returncode == 0, f"ENOSPC case: {r.stderr}")
+        return
+    mnt = os.path.join(work, "mnt")
+    os.makedirs(mnt, exist_ok=True)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", mnt]).returncode != 0:
+        print("SKIP: cannot mount a tmpfs", flush=True)
+        return
+    try:
+        for label, data_mib, change in (("image write", 4, "fill-holes"), ("journal write", 12, "overwrite")):
+            old = os.path.join(work, label.replace(" ", "_") + ".old")
+            make_base(old, rng, 64 * MiB, data_mib)
+            new = sparse_copy(old, old + ".new")
+            size, ext = extents(old)
+            with open(new, "r+b") as f:
+                if change == "fill-holes":  # 18 MiB of new data where there were holes
+                    for i in range(18):
+                        write_at(f, 40 * MiB + i * MiB, rng.randbytes(MiB))
+                else:  # the data extents overwritten: the journal needs their old bytes
+                    for a, b in ext:
+                        write_at(f, a, rng.randbytes(b - a))
+            delta = old + ".delta"
+            make_delta(tool, old, new, delta)
+            img = sparse_copy(old, os.path.join(mnt, "img"))
+            before = state(img)
+            r = tool.run("patch", "--in-place", img, delta, env={"RDELTA_INPLACE_BATCH_BYTES": str(MiB)})
+            check(r.returncode == 100 and "No space left" in r.stderr,
+                  f"ENOSPC ({label}): exit 100 naming the error, got {r.returncode}: {r.stderr}")
+            check(state(img) == before, f"ENOSPC ({label}): image rolled back exactly")
+            check(not os.path.exists(journal_of(img)), f"ENOSPC ({label}): no journal left")
+            os.unlink(img)
+    finally:
+        subprocess.run(["umount", mnt])
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rdelta", required=True)
+    ap.add_argument("--runs", type=int, default=int(os.environ.get("RDELTA_CRASH_RUNS", "60")))
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("RDELTA_CRASH_SEED", str(int(time.time())))))
+    ap.add_argument("--enospc-inner")
+    a = ap.parse_args()
+    rdelta = os.path.abspath(a.rdelta)
+    tool = Tool(rdelta, {k: v for k, v in os.environ.items() if not k.startswith("RDELTA_")})
+    rng = random.Random(a.seed)
+    if a.enospc_inner:
+        enospc(tool, a.enospc_inner, rng, rdelta, True)
+        return
+    print(f"seed {a.seed} (RDELTA_CRASH_SEED={a.seed} repeats this run)", flush=True)
+    work = tempfile.mkdtemp(prefix="rdelta-crash-")
+    try:
+        steps = (("r", lambda d: repeated_apply(tool, d, rng)),
+                 ("d", lambda d: damaged_journals(tool, d, rng)),
+                 ("n", lambda d: journal_names(tool, d, rng)),
+                 ("e", lambda d: enospc(tool, d, rng, rdelta, False)),
+                 ("c", lambda d: crash_runs(tool, d, rng, a.runs)))
+        for sub, step in steps:  # each in its own folder
+            os.makedirs(os.path.join(work, sub))
+            step(os.path.join(work, sub))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
