@@ -168,7 +168,8 @@ int signature_command(const request& req, const invocation& inv) {
         return report(inv, fail(errc::param_error, "block size " + std::to_string(req.block_size) +
                                                        " is out of range (0 to " + std::to_string(max_block_size) + ")"));
 
-    auto resolved = resolve_sig_params({in->regular_size(), magic_of_format(format),
+    // rdiff sizes blocks by the whole file, even when stdin was partly read before.
+    auto resolved = resolve_sig_params({in->whole_size(), magic_of_format(format),
                                         static_cast<std::uint64_t>(req.block_size), req.sum_size});
     if (!resolved) return report(inv, resolved.err());
     if (!resolved->warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", inv.prog.c_str(), resolved->warning.c_str());
@@ -199,6 +200,7 @@ int signature_command(const request& req, const invocation& inv) {
                                             return packed->write(bytes);
                                         });
         if (!made) return report(inv, made.err());
+        in->seek_past(static_cast<std::uint64_t>(in->regular_size()));  // as if read as a stream
         done_stats = *made;
     } else {
         auto j = make_signature_job(params, options);
@@ -218,8 +220,10 @@ int signature_command(const request& req, const invocation& inv) {
 result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_options options,
                                 compressing_writer& out, progress_meter& meter) {
     file_basis reader(new_in);
-    return make_delta_from(reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, sink_to(out),
-                           [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); });
+    auto made = make_delta_from(reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, sink_to(out),
+                                [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); });
+    if (made) new_in.seek_past(static_cast<std::uint64_t>(new_in.regular_size()));  // as if read as a stream
+    return made;
 }
 
 // A pipe, or an empty signature, whose delta depends on the input chunking: rdiff
@@ -329,7 +333,7 @@ int patch_command(const request& req, const invocation& inv) {
     auto meter = make_meter(req, inv, "patch (output)", -1);
     auto delta_in = decompressing_reader::open(*delta_file);  // the delta may be compressed
     if (!delta_in) return report(inv, delta_in.err());
-    file_basis basis(*basis_in);
+    file_basis basis(*basis_in, file_basis::origin::file_start);  // rdiff seeks to absolute positions
     patch_options options;
     options.delta_name = delta_in->name();
     options.require_checksum = req.verify;
