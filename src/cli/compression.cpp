@@ -131,6 +131,10 @@ const char* codec_name(codec c) noexcept {
 }
 
 codec detect_codec(std::span<const std::uint8_t> head) noexcept {
+    // A zstd stream may start with skippable frames (pzstd writes one before each
+    // frame, holding its size): magic 0x184D2A50 to 0x184D2A5F, little-endian.
+    if (head.size() >= 4 && (head[0] & 0xF0) == 0x50 && head[1] == 0x2A && head[2] == 0x4D && head[3] == 0x18)
+        return codec::zstd;
     for (const auto& i : codecs)
         if (head.size() >= i.magic_len && std::memcmp(head.data(), i.magic, i.magic_len) == 0) return i.kind;
     return codec::none;
