@@ -1,6 +1,7 @@
 // patch.cpp - applying a delta: a resumable command decoder that copies literal
 // data straight from input to output and COPY data straight from the basis to
 // output, so memory stays constant whatever the command lengths.
+#include "exception_guard.hpp"
 #include "checksum_trailer.hpp"
 #include "netint.hpp"
 #include "opcodes.hpp"
@@ -291,7 +292,7 @@ private:
 }  // namespace
 
 std::unique_ptr<job> make_patch_job(basis_reader& basis, patch_options options) {
-    return std::make_unique<patch_job>(basis, std::move(options));
+    return detail::make_guarded_job("patch", [&] { return std::make_unique<patch_job>(basis, std::move(options)); });
 }
 
 }  // namespace rdelta
