@@ -7,6 +7,7 @@
 #include "exit_codes.hpp"
 #include <rdelta/file.hpp>
 #include "progress.hpp"
+#include "rdiff_messages.hpp"
 #include "stats_format.hpp"
 
 #include <rdelta/delta.hpp>
@@ -32,8 +33,22 @@ constexpr std::size_t max_chunk = std::size_t{128} << 20;
 constexpr std::int64_t max_block_size = 536870911;
 
 int report(const invocation& inv, const error& e) {
+    if (inv.as_rdiff) return rdiff_messages::failed(e);
     std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
     return exit_code(e.code);
+}
+
+// Opening inputs and outputs: under the name rdiff, rdiff's own lines.
+int report_input(const invocation& inv, const std::string& path, const error& e, bool basis = false) {
+    return inv.as_rdiff ? rdiff_messages::input_failed(path, basis) : report(inv, e);
+}
+
+int report_output_check(const invocation& inv, const std::string& path, bool force, const error& e) {
+    return inv.as_rdiff ? rdiff_messages::output_refused(path, force) : report(inv, e);
+}
+
+int report_output_create(const invocation& inv, const std::string& path, const error& e) {
+    return inv.as_rdiff ? rdiff_messages::output_failed(path, e) : report(inv, e);
 }
 
 std::string file_arg(const request& req, std::size_t i) {
@@ -156,10 +171,10 @@ std::unique_ptr<progress_meter> make_meter(const request& req, const invocation&
 
 int signature_command(const request& req, const invocation& inv) {
     auto in = input_file::open(file_arg(req, 0));
-    if (!in) return report(inv, in.err());
+    if (!in) return report_input(inv, file_arg(req, 0), in.err());
     in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 1);
-    if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
+    if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 2) return report_usage(inv, "Too many arguments.");
     sig_format format;
     if (int rc = check_hash_names(req, inv, format)) return rc;
@@ -179,7 +194,7 @@ int signature_command(const request& req, const invocation& inv) {
                      params.magic, params.block_len, params.strong_len);
 
     auto out = output_file::create(out_path);
-    if (!out) return report(inv, out.err());
+    if (!out) return report_output_create(inv, out_path, out.err());
     out->set_nocache(req.nocache);
     auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
     if (!packed) return report(inv, packed.err());
@@ -240,12 +255,12 @@ result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, job_
 
 int delta_command(const request& req, const invocation& inv) {
     auto sig_file = input_file::open(file_arg(req, 0));
-    if (!sig_file) return report(inv, sig_file.err());
+    if (!sig_file) return report_input(inv, file_arg(req, 0), sig_file.err());
     auto new_in = input_file::open(file_arg(req, 1));
-    if (!new_in) return report(inv, new_in.err());
+    if (!new_in) return report_input(inv, file_arg(req, 1), new_in.err());
     new_in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 2);
-    if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
+    if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
     if (int rc = check_sizes(req, inv)) return rc;
 
@@ -261,7 +276,7 @@ int delta_command(const request& req, const invocation& inv) {
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
     auto out = output_file::create(out_path);
-    if (!out) return report(inv, out.err());
+    if (!out) return report_output_create(inv, out_path, out.err());
     out->set_nocache(req.nocache);
     auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
     if (!packed) return report(inv, packed.err());
@@ -315,17 +330,17 @@ int patch_command(const request& req, const invocation& inv) {
                                      " compresses signature and delta output; patch finds a compressed delta by itself");
     if (req.in_place) return patch_in_place_command(req, inv);
     auto basis_in = input_file::open(file_arg(req, 0));
-    if (!basis_in) return report(inv, basis_in.err());
+    if (!basis_in) return report_input(inv, file_arg(req, 0), basis_in.err(), true);
     basis_in->set_nocache(req.nocache);
     auto delta_file = input_file::open(file_arg(req, 1));
-    if (!delta_file) return report(inv, delta_file.err());
+    if (!delta_file) return report_input(inv, file_arg(req, 1), delta_file.err());
     const std::string out_path = file_arg(req, 2);
-    if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
+    if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
     if (int rc = check_sizes(req, inv)) return rc;
 
     auto out = output_file::create(out_path);
-    if (!out) return report(inv, out.err());
+    if (!out) return report_output_create(inv, out_path, out.err());
     out->set_sparse(req.sparse);
     out->set_nocache(req.nocache);
     stats_printer stats(req, inv);

@@ -1,0 +1,31 @@
+// rdiff_messages.hpp - rdiff 2.3.2's own stderr lines for the errors it reports
+// as text, printed when rdelta runs under the name rdiff (scripts match them).
+//
+// rdelta's messages say more (which file, what to do); under its own name it
+// keeps them. These helpers print rdiff's lines and return its exit status.
+#pragma once
+
+#include <rdelta/error.hpp>
+
+#include <string>
+
+namespace rdelta::cli::rdiff_messages {
+
+/// An input that could not be opened (or is a folder), as librsync's rs_file_open
+/// or its read of a folder reports it; `basis` for a patch's basis, which rdiff
+/// reads only at the first COPY.
+int input_failed(const std::string& path, bool basis);
+
+/// An output refused by the existence check: "File exists" without --force, or
+/// a folder (or an unwritable path) with it.
+int output_refused(const std::string& path, bool force);
+
+/// An output that could not be created: rs_file_open's "for write" line, with the
+/// reason found by looking at the path again (or taken from rdelta's message).
+int output_failed(const std::string& path, const error& e);
+
+/// Any other failure: rdelta's message, then rdiff's last line
+/// "rdiff: Failed, <librsync's text for the code>.".
+int failed(const error& e);
+
+}  // namespace rdelta::cli::rdiff_messages
