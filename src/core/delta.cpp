@@ -1,9 +1,9 @@
 // delta.cpp - delta jobs: the slack delta of an empty signature, and the
 // streaming wrapper around the matcher (matcher.hpp holds the exact algorithm).
-#include "exception_guard.hpp"
 #include "checksum_trailer.hpp"
 #include "command_writer.hpp"
 #include "delta_job.hpp"
+#include "exception_guard.hpp"
 #include "matcher.hpp"
 #include "output_queue.hpp"
 #include "parallel_scan.hpp"

@@ -1,8 +1,8 @@
 // patch.cpp - applying a delta: a resumable command decoder that copies literal
 // data straight from input to output and COPY data straight from the basis to
 // output, so memory stays constant whatever the command lengths.
-#include "exception_guard.hpp"
 #include "checksum_trailer.hpp"
+#include "exception_guard.hpp"
 #include "netint.hpp"
 #include "opcodes.hpp"
 

@@ -1,6 +1,6 @@
 // signature.cpp - the in-memory signature and the job that makes signature files.
-#include "exception_guard.hpp"
 #include "block_index.hpp"
+#include "exception_guard.hpp"
 #include "netint.hpp"
 #include "output_queue.hpp"
 #include "parallel.hpp"
