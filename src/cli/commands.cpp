@@ -40,11 +40,11 @@ int report(const invocation& inv, const error& e) {
 
 // Opening inputs and outputs: under the name rdiff, rdiff's own lines.
 int report_input(const invocation& inv, const std::string& path, const error& e, bool basis = false) {
-    return inv.as_rdiff ? rdiff_messages::input_failed(path, basis) : report(inv, e);
+    return inv.as_rdiff ? rdiff_messages::input_failed(path, basis, e) : report(inv, e);
 }
 
 int report_output_check(const invocation& inv, const std::string& path, bool force, const error& e) {
-    return inv.as_rdiff ? rdiff_messages::output_refused(path, force) : report(inv, e);
+    return inv.as_rdiff ? rdiff_messages::output_refused(path, force, e) : report(inv, e);
 }
 
 int report_output_create(const invocation& inv, const std::string& path, const error& e) {

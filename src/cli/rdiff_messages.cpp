@@ -48,15 +48,9 @@ int write_errno(const std::string& path) {
     return ::access(dir.c_str(), W_OK | X_OK) == 0 ? 0 : errno;
 }
 
-// The reason at the end of an rdelta message ("NAME: what: reason").
-std::string reason_of(const error& e) {
-    const auto colon = e.message.rfind(": ");
-    return colon == std::string::npos ? e.message : e.message.substr(colon + 2);
-}
-
 }  // namespace
 
-int input_failed(const std::string& path, bool basis) {
+int input_failed(const std::string& path, bool basis, const error& e) {
     const int err = read_errno(path);
     if (err == EISDIR) {
         if (basis) {
@@ -69,10 +63,10 @@ int input_failed(const std::string& path, bool basis) {
         std::fputs("rdiff: Failed, IO error.\n", stderr);
         return io_status;
     }
-    return open_error(path, "read", std::strerror(err ? err : EIO));
+    return err ? open_error(path, "read", std::strerror(err)) : failed(e);
 }
 
-int output_refused(const std::string& path, bool force) {
+int output_refused(const std::string& path, bool force, const error& e) {
     // rdiff's test for "exists": the path opens for reading (a folder does).
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd >= 0) ::close(fd);
@@ -81,12 +75,12 @@ int output_refused(const std::string& path, bool force) {
         return io_status;
     }
     const int err = write_errno(path);
-    return open_error(path, "write", std::strerror(err ? err : EIO));
+    return err ? open_error(path, "write", std::strerror(err)) : failed(e);
 }
 
 int output_failed(const std::string& path, const error& e) {
     const int err = write_errno(path);
-    return open_error(path, "write", err ? std::strerror(err) : reason_of(e).c_str());
+    return err ? open_error(path, "write", std::strerror(err)) : failed(e);
 }
 
 int failed(const error& e) {

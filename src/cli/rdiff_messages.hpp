@@ -13,15 +13,16 @@ namespace rdelta::cli::rdiff_messages {
 
 /// An input that could not be opened (or is a folder), as librsync's rs_file_open
 /// or its read of a folder reports it; `basis` for a patch's basis, which rdiff
-/// reads only at the first COPY.
-int input_failed(const std::string& path, bool basis);
+/// reads only at the first COPY. The reason is found by opening the path again;
+/// when that finds none, `e` is reported as failed() does.
+int input_failed(const std::string& path, bool basis, const error& e);
 
 /// An output refused by the existence check: "File exists" without --force, or
-/// a folder (or an unwritable path) with it.
-int output_refused(const std::string& path, bool force);
+/// a folder (or an unwritable path) with it; failed(e) when no such reason shows.
+int output_refused(const std::string& path, bool force, const error& e);
 
 /// An output that could not be created: rs_file_open's "for write" line, with the
-/// reason found by looking at the path again (or taken from rdelta's message).
+/// reason found by looking at the path again; failed(e) when none shows.
 int output_failed(const std::string& path, const error& e);
 
 /// Any other failure: rdelta's message, then rdiff's last line
