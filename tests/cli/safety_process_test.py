@@ -196,8 +196,8 @@ class Suite:
             check(started and p.returncode == -sig and not left,
                   f"{sig.name}: status {p.returncode} (want {-sig}), left {left}")
             # A shell sees 128+N.
-        r = subprocess.run(["sh", "-c", f'sleep 5 | "{R}" signature - s.out & p=$!; sleep 0.3; kill -USR1 $p; '
-                            'wait $p; echo $?'], capture_output=True, timeout=30)
+        r = subprocess.run(["sh", "-c", f'sleep 5 2>/dev/null | "{R}" signature - s.out & p=$!; sleep 0.3; '
+                            'kill -USR1 $p; wait $p; echo $?'], capture_output=True, timeout=30)
         check(r.stdout.strip() == str(128 + signal.SIGUSR1).encode(), f"shell status after SIGUSR1: {r.stdout!r}")
         rm("s.out")
 
