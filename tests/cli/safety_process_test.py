@@ -14,7 +14,7 @@ in and the streams it is given.
      rdiff reports as text are rdiff's own lines.
  10. zstd streams made by other tools: pzstd's skippable frames, several frames.
 
-Usage: safety_process_test.py --rdelta PATH [--rdiff PATH]. Without rdiff (or when it
+Usage: safety_process_test.py --rdelta PATH [--rdiff PATH] [--capi librsync.so.2]. Without rdiff (or when it
 is missing) the comparisons with it are skipped, not the checks of rdelta's own
 behaviour. Prints 'N passed, M failed' and exits non-zero on failure."""
 import argparse
@@ -65,9 +65,33 @@ def run_stdin_at(cmd, path, offset, **kw):
         return r, os.lseek(f.fileno(), 0, os.SEEK_CUR)
 
 
+# rs_loadsig_file, rs_build_hash_table, rs_delta_file and rs_sig_file of a
+# librsync.so.2 under an address-space limit; prints their results (-1: not run).
+CAPI_PROGRAM = r"""
+import ctypes, resource, sys
+lib, libc = ctypes.CDLL(sys.argv[1]), ctypes.CDLL("libc.so.6")
+libc.fopen.restype = ctypes.c_void_p
+libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+vp = ctypes.c_void_p
+lib.rs_loadsig_file.argtypes = [vp, ctypes.POINTER(vp), vp]
+lib.rs_build_hash_table.argtypes = [vp]
+lib.rs_delta_file.argtypes = [vp, vp, vp, vp]
+lib.rs_sig_file.argtypes = [vp, vp, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int, vp]
+sig_file, new_file = libc.fopen(sys.argv[2].encode(), b"rb"), libc.fopen(sys.argv[3].encode(), b"rb")
+basis_file, null = libc.fopen(sys.argv[3].encode(), b"rb"), libc.fopen(b"/dev/null", b"wb")
+kib = int(sys.argv[4])
+resource.setrlimit(resource.RLIMIT_AS, (kib << 10, kib << 10))
+sig = vp()
+loaded = lib.rs_loadsig_file(sig_file, ctypes.byref(sig), None)
+indexed = lib.rs_build_hash_table(sig) if loaded == 0 else -1
+delta = lib.rs_delta_file(sig, new_file, null, None) if indexed == 0 else -1
+print(loaded, indexed, delta, lib.rs_sig_file(basis_file, null, 0, 0, 0, None))
+"""
+
+
 class Suite:
-    def __init__(self, rdelta, rdiff, work):
-        self.rdelta, self.rdiff, self.work = rdelta, rdiff, work
+    def __init__(self, rdelta, rdiff, work, capi=None):
+        self.rdelta, self.rdiff, self.work, self.capi = rdelta, rdiff, work, capi
         self.as_rdiff = os.path.join(work, "bin", "rdiff")  # rdelta under the name rdiff
         os.makedirs(os.path.dirname(self.as_rdiff))
         os.symlink(rdelta, self.as_rdiff)
@@ -283,6 +307,26 @@ class Suite:
                               f"{what}: message {r.stderr[-200:]!r}")
         check(102 in statuses, f"no ulimit -v case ran out of memory (statuses {sorted(statuses)})")
         rm("o", "m", "m.sig.zst", "m.delta")
+        if self.capi:
+            self.capi_out_of_memory()
+
+    def capi_out_of_memory(self):
+        """librsync.so.2's whole-file calls under ulimit -v: RS_MEM_ERROR, never an abort
+        (an exception through the C caller's frames would be std::terminate)."""
+        R = self.rdelta
+        write("cm", os.urandom(50 << 20))
+        subprocess.run([R, "-f", "-b", "64", "signature", "cm", "cm.sig"], check=True)  # 27 MiB of records
+        results = set()
+        for limit_kib in (60000, 70000, 80000, 100000, 150000):
+            r = subprocess.run([sys.executable, "-c", CAPI_PROGRAM, self.capi, "cm.sig", "cm", str(limit_kib)],
+                               capture_output=True, text=True)
+            check(r.returncode == 0, f"C API under ulimit -v {limit_kib}: status {r.returncode} {r.stderr[-300:]!r}")
+            codes = r.stdout.split()
+            check(len(codes) == 4 and all(c in ("0", "102", "-1") for c in codes),
+                  f"C API under ulimit -v {limit_kib}: results {r.stdout!r}")
+            results.update(codes)
+        check("102" in results, f"no C API call ran out of memory: {sorted(results)}")
+        rm("cm", "cm.sig")
 
     # ----- 9: under the name rdiff -----------------------------------------------------
 
@@ -436,14 +480,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
     ap.add_argument("--rdiff", default="/usr/bin/rdiff")
+    ap.add_argument("--capi", help="librsync.so.2 built from src/capi, for its out-of-memory cases")
     args = ap.parse_args()
     rdelta = os.path.abspath(args.rdelta)
+    capi = os.path.abspath(args.capi) if args.capi else None
     rdiff = args.rdiff if args.rdiff and os.path.exists(args.rdiff) else None
     if not rdiff:
         print("note: rdiff not found; comparisons with it are skipped")
     work = tempfile.mkdtemp(prefix="rdelta-proc-")
     os.chdir(work)
-    suite = Suite(rdelta, rdiff, work)
+    suite = Suite(rdelta, rdiff, work, capi)
     try:
         for part in (suite.stdin_offset, suite.signals, suite.closed_fds, suite.out_of_memory, suite.rdiff_name,
                      suite.zstd_streams):
