@@ -219,7 +219,16 @@ class Suite:
             left = sorted(set(os.listdir(".")) - before)
             check(started and p.returncode == -sig and not left,
                   f"{sig.name}: status {p.returncode} (want {-sig}), left {left}")
-            # A shell sees 128+N.
+        # SIGXFSZ as the kernel sends it: an output over the file-size limit (ulimit -f).
+        subprocess.run([R, "-f", "signature", "basis", "basis.sig"], check=True)
+        subprocess.run([R, "-f", "delta", "basis.sig", "new", "new.delta"], check=True)
+        before = set(os.listdir("."))
+        r = subprocess.run([R, "patch", "basis", "new.delta", "fsize.out"], capture_output=True,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (100 << 10, 100 << 10)))
+        left = sorted(set(os.listdir(".")) - before)
+        check(r.returncode == -signal.SIGXFSZ and not left, f"ulimit -f: status {r.returncode}, left {left}")
+        rm(*left)
+        # A shell sees 128+N.
         r = subprocess.run(["sh", "-c", f'sleep 5 2>/dev/null | "{R}" signature - s.out & p=$!; sleep 0.3; '
                             'kill -USR1 $p; wait $p; echo $?'], capture_output=True, timeout=30)
         check(r.stdout.strip() == str(128 + signal.SIGUSR1).encode(), f"shell status after SIGUSR1: {r.stdout!r}")
