@@ -32,15 +32,30 @@ constexpr std::size_t max_chunk = std::size_t{128} << 20;
 // rdiff 2.3.2 cannot load signatures with larger blocks (4 x block_len overflows an int).
 constexpr std::int64_t max_block_size = 536870911;
 
+std::string file_arg(const request& req, std::size_t i) {
+    return i < req.files.size() ? req.files[i] : "-";
+}
+
 int report(const invocation& inv, const error& e) {
     if (inv.as_rdiff) return rdiff_messages::failed(e);
     std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
     return exit_code(e.code);
 }
 
-// Opening inputs and outputs: under the name rdiff, rdiff's own lines.
-int report_input(const invocation& inv, const std::string& path, const error& e, bool basis = false) {
-    return inv.as_rdiff ? rdiff_messages::input_failed(path, basis, e) : report(inv, e);
+// Opening inputs and outputs: under the name rdiff, rdiff's own lines. rdiff opens
+// all files (inputs, then the output) and counts the arguments before it reads
+// anything, so an input that is a folder fails only after those checks.
+int report_input(const invocation& inv, const request& req, std::size_t index, const error& e) {
+    const std::string path = file_arg(req, index);
+    if (!inv.as_rdiff) return report(inv, e);
+    const std::size_t output = req.act == action::signature ? 1 : 2;
+    if (rdiff_messages::is_folder(path)) {
+        for (std::size_t later = index + 1; later < output; ++later)
+            if (int rc = rdiff_messages::check_input(file_arg(req, later))) return rc;
+        if (int rc = rdiff_messages::check_output(file_arg(req, output), req.force)) return rc;
+        if (req.files.size() > output + 1) return report_usage(inv, "Too many arguments.");
+    }
+    return rdiff_messages::input_failed(path, req.act == action::patch && index == 0, e);
 }
 
 int report_output_check(const invocation& inv, const std::string& path, bool force, const error& e) {
@@ -49,10 +64,6 @@ int report_output_check(const invocation& inv, const std::string& path, bool for
 
 int report_output_create(const invocation& inv, const std::string& path, const error& e) {
     return inv.as_rdiff ? rdiff_messages::output_failed(path, e) : report(inv, e);
-}
-
-std::string file_arg(const request& req, std::size_t i) {
-    return i < req.files.size() ? req.files[i] : "-";
 }
 
 // Bytes this process has read with read() and pread() (/proc/self/io "rchar").
@@ -171,7 +182,7 @@ std::unique_ptr<progress_meter> make_meter(const request& req, const invocation&
 
 int signature_command(const request& req, const invocation& inv) {
     auto in = input_file::open(file_arg(req, 0));
-    if (!in) return report_input(inv, file_arg(req, 0), in.err());
+    if (!in) return report_input(inv, req, 0, in.err());
     in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 1);
     if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
@@ -255,9 +266,9 @@ result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, job_
 
 int delta_command(const request& req, const invocation& inv) {
     auto sig_file = input_file::open(file_arg(req, 0));
-    if (!sig_file) return report_input(inv, file_arg(req, 0), sig_file.err());
+    if (!sig_file) return report_input(inv, req, 0, sig_file.err());
     auto new_in = input_file::open(file_arg(req, 1));
-    if (!new_in) return report_input(inv, file_arg(req, 1), new_in.err());
+    if (!new_in) return report_input(inv, req, 1, new_in.err());
     new_in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 2);
     if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
@@ -330,10 +341,10 @@ int patch_command(const request& req, const invocation& inv) {
                                      " compresses signature and delta output; patch finds a compressed delta by itself");
     if (req.in_place) return patch_in_place_command(req, inv);
     auto basis_in = input_file::open(file_arg(req, 0));
-    if (!basis_in) return report_input(inv, file_arg(req, 0), basis_in.err(), true);
+    if (!basis_in) return report_input(inv, req, 0, basis_in.err());
     basis_in->set_nocache(req.nocache);
     auto delta_file = input_file::open(file_arg(req, 1));
-    if (!delta_file) return report_input(inv, file_arg(req, 1), delta_file.err());
+    if (!delta_file) return report_input(inv, req, 1, delta_file.err());
     const std::string out_path = file_arg(req, 2);
     if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");

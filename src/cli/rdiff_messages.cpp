@@ -83,6 +83,29 @@ int output_failed(const std::string& path, const error& e) {
     return err ? open_error(path, "write", std::strerror(err)) : failed(e);
 }
 
+bool is_folder(const std::string& path) {
+    struct stat st {};
+    return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int check_input(const std::string& path) {
+    if (path == "-") return 0;
+    const int err = read_errno(path);
+    return err && err != EISDIR ? open_error(path, "read", std::strerror(err)) : 0;
+}
+
+int check_output(const std::string& path, bool force) {
+    if (path == "-") return 0;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) ::close(fd);
+    if (!force && fd >= 0) {
+        std::fprintf(stderr, "librsync: ERROR: (rs_file_open) File exists \"%s\", aborting!\n", path.c_str());
+        return io_status;
+    }
+    const int err = write_errno(path);
+    return err ? open_error(path, "write", std::strerror(err)) : 0;
+}
+
 int failed(const error& e) {
     std::fprintf(stderr, "rdiff: %s\nrdiff: Failed, %s.\n", e.message.c_str(), errc_text(e.code));
     return exit_code(e.code);

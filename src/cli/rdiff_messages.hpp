@@ -25,6 +25,18 @@ int output_refused(const std::string& path, bool force, const error& e);
 /// reason found by looking at the path again; failed(e) when none shows.
 int output_failed(const std::string& path, const error& e);
 
+/// rdiff opens every file before it reads any, so it reports a folder given as an
+/// input only after the files that follow it: true when `path` is a folder.
+bool is_folder(const std::string& path);
+
+/// rdiff's open of a later input: 0 when it would open (a folder does), else its
+/// "for read" line and status 100. "-" always opens.
+int check_input(const std::string& path);
+
+/// rdiff's check and open of the output: 0 when both would pass, else its line and
+/// status 100. "-" always passes.
+int check_output(const std::string& path, bool force);
+
 /// Any other failure: rdelta's message, then rdiff's last line
 /// "rdiff: Failed, <librsync's text for the code>.".
 int failed(const error& e);

@@ -380,9 +380,16 @@ class Suite:
             (["patch", "a", "nofile", "o"], open_read.format("nofile", "No such file or directory")),
             (["patch", "a", "dir", "o"], read_dir),
             (["patch", "a", "a.sig", "exists"], exists.format("exists")),
+            # rdiff opens every file before it reads one: a folder fails after them.
+            (["signature", "dir", "exists"], exists.format("exists")),
+            (["delta", "dir", "nofile", "d"], open_read.format("nofile", "No such file or directory")),
+            (["delta", "a.sig", "dir", "exists"], exists.format("exists")),
+            (["patch", "dir", "a", "exists"], exists.format("exists")),
         ]
         for args, text in cases:
             self.compare_as_rdiff(args, (io, text.encode()))
+        self.compare_as_rdiff(["signature", "dir", "s", "extra"],
+                              (101, b"rdiff: Too many arguments.\n\nTry `rdiff --help' for more information.\n"))
         # The last line of other failures is rdiff's.
         self.compare_as_rdiff(["delta", "exists", "a", "d"], (103, None), b"rdiff: Failed, unexpected end of input.\n")
         # As another user: an unreadable input, an output in a folder without write permission.
