@@ -498,6 +498,9 @@ def main():
     ap.add_argument("--rdiff", default="/usr/bin/rdiff")
     ap.add_argument("--capi", help="librsync.so.2 built from src/capi, for its out-of-memory cases")
     args = ap.parse_args()
+    # meson points LD_LIBRARY_PATH at our librsync.so.2 (a dependency of this test):
+    # Debian's rdiff must run on Debian's library. rdelta and ctypes need no search path.
+    os.environ.pop("LD_LIBRARY_PATH", None)
     rdelta = os.path.abspath(args.rdelta)
     capi = os.path.abspath(args.capi) if args.capi else None
     rdiff = args.rdiff if args.rdiff and os.path.exists(args.rdiff) else None
