@@ -22,6 +22,11 @@ namespace rdelta {
 inline bool is_std_stream(const std::string& path) { return path == "-"; }
 
 /// An input file or standard input.
+///
+/// Standard input that is a regular file (`cmd - < file`, or a descriptor a
+/// script has partly read) starts at the descriptor's current offset, as a stream
+/// read would: regular_size() counts the bytes from there to the end, and
+/// positional readers (file_basis) add start_offset() to their positions.
 class input_file final : public byte_source {
 public:
     /// Open for reading; errors name the file. `path` "-" = stdin.
@@ -31,9 +36,18 @@ public:
 
     /// Read until `n` bytes or end of file; returns the count (0 at end).
     result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override;
-    /// Size of a regular file or block device, -1 for anything else (pipes).
+    /// Bytes from start_offset() to the end of a regular file or block device, -1
+    /// for anything else (pipes).
     std::int64_t regular_size() const noexcept { return regular_size_; }
     std::int64_t size_hint() const noexcept override { return regular_size_; }
+    /// Where the input starts in its file: 0, or standard input's offset at open().
+    std::int64_t start_offset() const noexcept { return start_; }
+    /// The whole file's size, start_offset() included (-1 as regular_size()). rdiff
+    /// picks default signature parameters from it, even for a partly read stdin.
+    std::int64_t whole_size() const noexcept { return regular_size_ < 0 ? -1 : start_ + regular_size_; }
+    /// After positional reads: leave the descriptor's offset where reading `n` bytes
+    /// as a stream would have left it (a shared stdin's next reader continues there).
+    void seek_past(std::uint64_t n) noexcept;
     /// Drop data from the page cache once it has been read (--nocache).
     void set_nocache(bool on) noexcept { nocache_ = on; }
     bool nocache() const noexcept { return nocache_; }
@@ -41,19 +55,25 @@ public:
     int fd() const noexcept { return fd_; }
 
 private:
-    input_file(int fd, std::string name, std::int64_t size) : fd_(fd), name_(std::move(name)), regular_size_(size) {}
+    input_file(int fd, std::string name, std::int64_t size, std::int64_t start)
+        : fd_(fd), name_(std::move(name)), regular_size_(size), start_(start), read_pos_(start), dropped_to_(start) {}
     int fd_ = -1;
     std::string name_;
     std::int64_t regular_size_ = -1;
+    std::int64_t start_ = 0;
     std::int64_t read_pos_ = 0;
     std::int64_t dropped_to_ = 0;
     bool nocache_ = false;
 };
 
-/// The basis of a patch, read with pread().
+/// The basis of a patch (or a new file read at random), read with pread().
 class file_basis final : public basis_reader {
 public:
-    explicit file_basis(const input_file& file);
+    /// Where position 0 lies: at the input's start (a partly read stdin reads on
+    /// from its offset), or at the start of the file (a patch basis: rdiff seeks to
+    /// absolute positions, whatever was read from its stdin before).
+    enum class origin { input_start, file_start };
+    explicit file_basis(const input_file& file, origin from = origin::input_start);
     ~file_basis() override;
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
     std::optional<std::uint64_t> size() const override;
@@ -64,6 +84,7 @@ private:
     int fd_;
     std::string name_;
     std::int64_t size_;
+    std::uint64_t offset_;  // file position of the basis's position 0
     bool nocache_;
     std::atomic<std::uint64_t> dropped_to_{0};  // --nocache: pages before this were dropped
 };
@@ -174,7 +195,16 @@ private:
 /// deltas applied in place.
 result<std::vector<std::uint8_t>> read_whole(byte_source& in);
 
-/// Remove pending temporary files when SIGINT, SIGTERM, SIGHUP or SIGPIPE arrives.
+/// Remove the pending temporary output, then die of the same signal, when SIGINT,
+/// SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGXFSZ, SIGUSR1 or SIGUSR2 arrives.
+/// A signal whose disposition is SIG_IGN (inherited from nohup, `trap '' PIPE`)
+/// stays ignored.
 void install_cleanup_handlers();
+
+/// Open /dev/null on each of descriptors 0, 1 and 2 that is closed, so that no file
+/// opened later takes one of their numbers (an output on fd 2 would receive the
+/// messages meant for standard error). Call first thing in main(); returns false
+/// when one could not be opened.
+bool ensure_standard_fds_open() noexcept;
 
 }  // namespace rdelta

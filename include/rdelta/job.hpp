@@ -6,6 +6,11 @@
 // returns done, blocked (needs more input or output space) or an error. Set eof_in
 // once no more input will come and keep calling until done. A job never blocks on
 // I/O itself and never needs its whole input in memory.
+//
+// Nothing the library returns throws: a job that runs out of memory (or cannot
+// start a thread) returns errc::mem_error from iterate(), and the make_*_job()
+// factories return a job failing so when they cannot build the real one (nullptr
+// only when not even that can be allocated).
 // Stability: stable.
 #pragma once
 

@@ -39,9 +39,10 @@ public:
     std::span<const std::uint8_t> strong_sum(std::size_t i) const noexcept {
         return {strong_.data() + i * params_.strong_len, params_.strong_len};
     }
-    /// Append a block record; strong must hold params().strong_len bytes.
+    /// Append a block record; strong must hold params().strong_len bytes. Throws
+    /// std::bad_alloc when the records cannot grow (a loadsig job reports mem_error).
     void add_block(std::uint32_t weak, std::span<const std::uint8_t> strong);
-    /// Reserve room for n records (a hint only).
+    /// Reserve room for n records (a hint only); throws std::bad_alloc as add_block().
     void reserve(std::size_t n);
 
     /// Build the lookup index delta generation needs (rs_build_hash_table).

@@ -16,7 +16,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
+#include <stdexcept>
+#include <system_error>
 
 // The opaque rs_signature_t: our loaded signature plus librsync's match counters,
 // which librsync keeps in the signature's hash table across delta jobs.
@@ -60,6 +63,39 @@ void log(int level, const char* fn, const char* fmt, ...) __attribute__((format(
 
 /// malloc() or, like librsync's rs_alloc(), log a CRITICAL line and abort().
 void* alloc_or_abort(std::size_t size, const char* what);
+
+/// Run `body` (an rs_result) so that no exception unwinds into a C caller: one
+/// (std::bad_alloc, a thread that could not be started) is logged under `fn` and
+/// becomes RS_MEM_ERROR (RS_INTERNAL_ERROR when it is not about resources).
+template <class Body>
+rs_result guarded(const char* fn, Body&& body) noexcept {
+    try {
+        return body();
+    } catch (const std::bad_alloc&) {
+        log(RS_LOG_ERR, fn, "out of memory");
+        return RS_MEM_ERROR;
+    } catch (const std::length_error&) {
+        log(RS_LOG_ERR, fn, "out of memory");
+        return RS_MEM_ERROR;
+    } catch (const std::system_error& e) {
+        log(RS_LOG_ERR, fn, "out of memory: cannot start a thread: %s", e.what());
+        return RS_MEM_ERROR;
+    } catch (...) {
+        log(RS_LOG_ERR, fn, "internal error: unexpected exception");
+        return RS_INTERNAL_ERROR;
+    }
+}
+
+/// A new job from `make`, or NULL (logged) when memory runs out making it.
+template <class Make>
+rs_job* guarded_begin(const char* fn, Make&& make) noexcept {
+    rs_job* job = nullptr;
+    guarded(fn, [&] {
+        job = make();
+        return RS_DONE;
+    });
+    return job;
+}
 
 /// Log librsync's lines for a failed job: the specific error (in librsync's words
 /// where it has any), then "<name> job failed: <rs_strerror text>".

@@ -113,7 +113,9 @@ void refresh_stats(rs_job* job) {
 
 }  // namespace
 
-rs_job_t* rs_sig_begin(size_t block_len, size_t strong_len, rs_magic_number sig_magic) {
+namespace {
+
+rs_job* sig_begin(size_t block_len, size_t strong_len, rs_magic_number sig_magic) {
     rs_job* job = new_job(rs_job::kind::signature);
     // Resolved with the basis size unknown, as librsync's job re-validates:
     // (0, 0, 0) gives RabinKarp + BLAKE2, 2048-byte blocks, 32-byte sums.
@@ -129,7 +131,7 @@ rs_job_t* rs_sig_begin(size_t block_len, size_t strong_len, rs_magic_number sig_
     return job;
 }
 
-rs_job_t* rs_loadsig_begin(rs_signature_t** sig) {
+rs_job* loadsig_begin(rs_signature_t** sig) {
     rs_job* job = new_job(rs_job::kind::loadsig);
     *sig = new rs_signature;  // the caller owns it (rs_free_sumset) even if loading fails
     job->sig = *sig;
@@ -137,7 +139,7 @@ rs_job_t* rs_loadsig_begin(rs_signature_t** sig) {
     return job;
 }
 
-rs_job_t* rs_delta_begin(rs_signature_t* sig) {
+rs_job* delta_begin(rs_signature_t* sig) {
     static const rdelta::signature empty{rdelta::sig_params{}};
     rs_job* job = new_job(rs_job::kind::delta);
     job->sig = sig;
@@ -155,14 +157,14 @@ rs_job_t* rs_delta_begin(rs_signature_t* sig) {
     return job;
 }
 
-rs_job_t* rs_patch_begin(rs_copy_cb* copy_cb, void* copy_arg) {
+rs_job* patch_begin(rs_copy_cb* copy_cb, void* copy_arg) {
     rs_job* job = new_job(rs_job::kind::patch);
     job->basis = std::make_unique<callback_basis>(copy_cb, copy_arg, &job->callback_failed);
     job->impl = rdelta::make_patch_job(*job->basis);
     return job;
 }
 
-rs_result rs_job_iter(rs_job_t* job, rs_buffers_t* buffers) {
+rs_result job_iter(rs_job_t* job, rs_buffers_t* buffers) {
     const size_t orig_in = buffers->avail_in, orig_out = buffers->avail_out;
     const char* const first_in = buffers->next_in;
     rdelta::buffers io;
@@ -200,6 +202,31 @@ rs_result rs_job_iter(rs_job_t* job, rs_buffers_t* buffers) {
         return RS_DONE;
     }
     return RS_BLOCKED;
+}
+
+}  // namespace
+
+// The exported functions: nothing they call may throw into a C caller.
+
+rs_job_t* rs_sig_begin(size_t block_len, size_t strong_len, rs_magic_number sig_magic) {
+    return rdelta::capi::guarded_begin("rs_sig_begin", [&] { return sig_begin(block_len, strong_len, sig_magic); });
+}
+
+rs_job_t* rs_loadsig_begin(rs_signature_t** sig) {
+    *sig = nullptr;
+    return rdelta::capi::guarded_begin("rs_loadsig_begin", [&] { return loadsig_begin(sig); });
+}
+
+rs_job_t* rs_delta_begin(rs_signature_t* sig) {
+    return rdelta::capi::guarded_begin("rs_delta_begin", [&] { return delta_begin(sig); });
+}
+
+rs_job_t* rs_patch_begin(rs_copy_cb* copy_cb, void* copy_arg) {
+    return rdelta::capi::guarded_begin("rs_patch_begin", [&] { return patch_begin(copy_cb, copy_arg); });
+}
+
+rs_result rs_job_iter(rs_job_t* job, rs_buffers_t* buffers) {
+    return rdelta::capi::guarded("rs_job_iter", [&] { return job_iter(job, buffers); });
 }
 
 rs_result rs_job_drive(rs_job_t* job, rs_buffers_t* buf, rs_driven_cb in_cb, void* in_opaque, rs_driven_cb out_cb,

@@ -12,43 +12,42 @@ const int RS_MD4_SUM_LENGTH = 16;
 const int RS_BLAKE2_SUM_LENGTH = 32;
 
 rs_result rs_sig_args(rs_long_t old_fsize, rs_magic_number* magic, size_t* block_len, size_t* strong_len) {
-    using rdelta::capi::log;
-    // librsync never range-checks block_len here: a huge one fails later, when the
-    // whole-file functions allocate 4 x block_len. Our resolver rejects lengths a
-    // header cannot hold, so resolve with a clamped one and keep the caller's.
-    const bool huge_block = *block_len > static_cast<size_t>(INT_MAX);
-    rdelta::sig_request req;
-    req.basis_size = old_fsize < 0 ? -1 : static_cast<std::int64_t>(old_fsize);
-    req.magic = static_cast<std::uint32_t>(*magic);
-    req.block_len = huge_block ? static_cast<std::uint64_t>(INT_MAX) : *block_len;
-    req.strong_len = static_cast<std::int64_t>(*strong_len);  // (size_t)-1 means "minimum"
-    auto resolved = rdelta::resolve_sig_params(req);
-    if (!resolved) {
-        const auto& e = resolved.err();
-        if (e.code == rdelta::errc::param_error) {
-            // librsync has stored the defaulted magic and block length by then.
-            req.strong_len = 0;
-            if (auto defaults = rdelta::resolve_sig_params(req)) {
-                *magic = static_cast<rs_magic_number>(defaults->params.magic);
-                if (!huge_block) *block_len = defaults->params.block_len;
+    return rdelta::capi::guarded("rs_sig_args", [&]() -> rs_result {
+        using rdelta::capi::log;
+        // librsync never range-checks block_len here: a huge one fails later, when the
+        // whole-file functions allocate 4 x block_len. Our resolver rejects lengths a
+        // header cannot hold, so resolve with a clamped one and keep the caller's.
+        const bool huge_block = *block_len > static_cast<size_t>(INT_MAX);
+        rdelta::sig_request req;
+        req.basis_size = old_fsize < 0 ? -1 : static_cast<std::int64_t>(old_fsize);
+        req.magic = static_cast<std::uint32_t>(*magic);
+        req.block_len = huge_block ? static_cast<std::uint64_t>(INT_MAX) : *block_len;
+        req.strong_len = static_cast<std::int64_t>(*strong_len);  // (size_t)-1 means "minimum"
+        auto resolved = rdelta::resolve_sig_params(req);
+        if (!resolved) {
+            const auto& e = resolved.err();
+            if (e.code == rdelta::errc::param_error) {
+                // librsync has stored the defaulted magic and block length by then.
+                req.strong_len = 0;
+                if (auto defaults = rdelta::resolve_sig_params(req)) {
+                    *magic = static_cast<rs_magic_number>(defaults->params.magic);
+                    if (!huge_block) *block_len = defaults->params.block_len;
+                }
             }
+            log(RS_LOG_ERR, "rs_sig_args", "%s", e.message.c_str());
+            return static_cast<rs_result>(e.code);
         }
-        log(RS_LOG_ERR, "rs_sig_args", "%s", e.message.c_str());
-        return static_cast<rs_result>(e.code);
-    }
-    if (!resolved->warning.empty()) log(RS_LOG_WARNING, "rs_sig_args", "%s", resolved->warning.c_str());
-    *magic = static_cast<rs_magic_number>(resolved->params.magic);
-    if (!huge_block) *block_len = resolved->params.block_len;
-    *strong_len = resolved->params.strong_len;
-    return RS_DONE;
+        if (!resolved->warning.empty()) log(RS_LOG_WARNING, "rs_sig_args", "%s", resolved->warning.c_str());
+        *magic = static_cast<rs_magic_number>(resolved->params.magic);
+        if (!huge_block) *block_len = resolved->params.block_len;
+        *strong_len = resolved->params.strong_len;
+        return RS_DONE;
+    });
 }
 
 rs_result rs_build_hash_table(rs_signature_t* sums) {
-    try {
-        if (!sums->sig.build_index()) return RS_MEM_ERROR;
-    } catch (const std::bad_alloc&) {
-        return RS_MEM_ERROR;
-    }
+    // build_index() reports running out of memory as an error value.
+    if (!sums->sig.build_index()) return RS_MEM_ERROR;
     // librsync resets the hash table's counters when it builds it.
     sums->searches = sums->matches = sums->weak_compares = sums->strong_calcs = 0;
     return RS_DONE;

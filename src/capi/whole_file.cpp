@@ -78,19 +78,20 @@ rs_result drain(rs_job_t* job, rs_buffers_t* buf, void* opaque) {
 }
 
 // Runs the job to completion or error, then copies its statistics out and frees it.
+// A job that could not be made (NULL: out of memory) fails with RS_MEM_ERROR.
 rs_result whole_run(rs_job_t* job, FILE* in, FILE* out, int inbuflen, int outbuflen, rs_stats_t* stats) {
+    if (!job) return RS_MEM_ERROR;
     job->io_counted_by_buffers = true;
     job->stats.in_bytes = job->stats.out_bytes = 0;
-    rs_result r;
-    {
+    const rs_result r = rdelta::capi::guarded("rs_whole_run", [&] {
         inbuflen = rs_inbuflen ? rs_inbuflen : inbuflen;
         outbuflen = rs_outbuflen ? rs_outbuflen : outbuflen;
         std::unique_ptr<file_buffer> in_fb, out_fb;
         if (in) in_fb = std::make_unique<file_buffer>(in, inbuflen);
         if (out) out_fb = std::make_unique<file_buffer>(out, outbuflen);
         rs_buffers_t buf;
-        r = rs_job_drive(job, &buf, in_fb ? fill : nullptr, in_fb.get(), out_fb ? drain : nullptr, out_fb.get());
-    }
+        return rs_job_drive(job, &buf, in_fb ? fill : nullptr, in_fb.get(), out_fb ? drain : nullptr, out_fb.get());
+    });
     if (stats) *stats = *rs_job_statistics(job);
     rs_job_free(job);
     return r;

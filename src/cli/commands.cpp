@@ -10,6 +10,7 @@
 #include "in_place_command.hpp"
 #include <rdelta/file.hpp>
 #include "progress.hpp"
+#include "rdiff_messages.hpp"
 #include "stats_format.hpp"
 
 #include <rdelta/delta.hpp>
@@ -34,13 +35,38 @@ constexpr std::size_t max_chunk = std::size_t{128} << 20;
 // rdiff 2.3.2 cannot load signatures with larger blocks (4 x block_len overflows an int).
 constexpr std::int64_t max_block_size = 536870911;
 
+std::string file_arg(const request& req, std::size_t i) {
+    return i < req.files.size() ? req.files[i] : "-";
+}
+
 int report(const invocation& inv, const error& e) {
+    if (inv.as_rdiff) return rdiff_messages::failed(e);
     std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
     return exit_code(e.code);
 }
 
-std::string file_arg(const request& req, std::size_t i) {
-    return i < req.files.size() ? req.files[i] : "-";
+// Opening inputs and outputs: under the name rdiff, rdiff's own lines. rdiff opens
+// all files (inputs, then the output) and counts the arguments before it reads
+// anything, so an input that is a folder fails only after those checks.
+int report_input(const invocation& inv, const request& req, std::size_t index, const error& e) {
+    const std::string path = file_arg(req, index);
+    if (!inv.as_rdiff) return report(inv, e);
+    const std::size_t output = req.act == action::signature ? 1 : 2;
+    if (rdiff_messages::is_folder(path)) {
+        for (std::size_t later = index + 1; later < output; ++later)
+            if (int rc = rdiff_messages::check_input(file_arg(req, later))) return rc;
+        if (int rc = rdiff_messages::check_output(file_arg(req, output), req.force)) return rc;
+        if (req.files.size() > output + 1) return report_usage(inv, "Too many arguments.");
+    }
+    return rdiff_messages::input_failed(path, req.act == action::patch && index == 0, e);
+}
+
+int report_output_check(const invocation& inv, const std::string& path, bool force, const error& e) {
+    return inv.as_rdiff ? rdiff_messages::output_refused(path, force, e) : report(inv, e);
+}
+
+int report_output_create(const invocation& inv, const std::string& path, const error& e) {
+    return inv.as_rdiff ? rdiff_messages::output_failed(path, e) : report(inv, e);
 }
 
 // Bytes this process has read with read() and pread() (/proc/self/io "rchar").
@@ -168,10 +194,10 @@ std::unique_ptr<progress_meter> make_meter(const request& req, const invocation&
 
 int signature_command(const request& req, const invocation& inv) {
     auto in = input_file::open(file_arg(req, 0));
-    if (!in) return report(inv, in.err());
+    if (!in) return report_input(inv, req, 0, in.err());
     in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 1);
-    if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
+    if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 2) return report_usage(inv, "Too many arguments.");
     sig_format format;
     if (int rc = check_hash_names(req, inv, format)) return rc;
@@ -180,7 +206,8 @@ int signature_command(const request& req, const invocation& inv) {
         return report(inv, fail(errc::param_error, "block size " + std::to_string(req.block_size) +
                                                        " is out of range (0 to " + std::to_string(max_block_size) + ")"));
 
-    auto resolved = resolve_sig_params({in->regular_size(), magic_of_format(format),
+    // rdiff sizes blocks by the whole file, even when stdin was partly read before.
+    auto resolved = resolve_sig_params({in->whole_size(), magic_of_format(format),
                                         static_cast<std::uint64_t>(req.block_size), req.sum_size});
     if (!resolved) return report(inv, resolved.err());
     if (!resolved->warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", inv.prog.c_str(), resolved->warning.c_str());
@@ -190,7 +217,7 @@ int signature_command(const request& req, const invocation& inv) {
                      params.magic, params.block_len, params.strong_len);
 
     auto out = output_file::create(out_path, req.force);
-    if (!out) return report(inv, out.err());
+    if (!out) return report_output_create(inv, out_path, out.err());
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);
     auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out),
@@ -213,6 +240,7 @@ int signature_command(const request& req, const invocation& inv) {
                                             return packed->write(bytes);
                                         });
         if (!made) return report(inv, made.err());
+        in->seek_past(static_cast<std::uint64_t>(in->regular_size()));  // as if read as a stream
         done_stats = *made;
     } else {
         auto j = make_signature_job(params, options);
@@ -232,8 +260,10 @@ int signature_command(const request& req, const invocation& inv) {
 result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_options options,
                                 compressing_writer& out, progress_meter& meter) {
     file_basis reader(new_in);
-    return make_delta_from(reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, sink_to(out),
-                           [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); });
+    auto made = make_delta_from(reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, sink_to(out),
+                                [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); });
+    if (made) new_in.seek_past(static_cast<std::uint64_t>(new_in.regular_size()));  // as if read as a stream
+    return made;
 }
 
 // A pipe, or an empty signature, whose delta depends on the input chunking: rdiff
@@ -250,12 +280,12 @@ result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, job_
 
 int delta_command(const request& req, const invocation& inv) {
     auto sig_file = input_file::open(file_arg(req, 0));
-    if (!sig_file) return report(inv, sig_file.err());
+    if (!sig_file) return report_input(inv, req, 0, sig_file.err());
     auto new_in = input_file::open(file_arg(req, 1));
-    if (!new_in) return report(inv, new_in.err());
+    if (!new_in) return report_input(inv, req, 1, new_in.err());
     new_in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 2);
-    if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
+    if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
     if (int rc = check_sizes(req, inv)) return rc;
 
@@ -271,7 +301,7 @@ int delta_command(const request& req, const invocation& inv) {
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
     auto out = output_file::create(out_path, req.force);
-    if (!out) return report(inv, out.err());
+    if (!out) return report_output_create(inv, out_path, out.err());
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);
     auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out),
@@ -309,17 +339,17 @@ int patch_command(const request& req, const invocation& inv) {
                                      " compresses signature and delta output; patch finds a compressed delta by itself");
     if (req.in_place) return patch_in_place_command(req, inv);
     auto basis_in = input_file::open(file_arg(req, 0));
-    if (!basis_in) return report(inv, basis_in.err());
+    if (!basis_in) return report_input(inv, req, 0, basis_in.err());
     basis_in->set_nocache(req.nocache);
     auto delta_file = input_file::open(file_arg(req, 1));
-    if (!delta_file) return report(inv, delta_file.err());
+    if (!delta_file) return report_input(inv, req, 1, delta_file.err());
     const std::string out_path = file_arg(req, 2);
-    if (auto ok = output_file::check(out_path, req.force); !ok) return report(inv, ok.err());
+    if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
     if (int rc = check_sizes(req, inv)) return rc;
 
     auto out = output_file::create(out_path, req.force);
-    if (!out) return report(inv, out.err());
+    if (!out) return report_output_create(inv, out_path, out.err());
     out->set_sparse(req.sparse);
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);
@@ -328,7 +358,7 @@ int patch_command(const request& req, const invocation& inv) {
     auto meter = make_meter(req, inv, "patch (output)", -1);
     auto delta_in = decompressing_reader::open(*delta_file);  // the delta may be compressed
     if (!delta_in) return report(inv, delta_in.err());
-    file_basis basis(*basis_in);
+    file_basis basis(*basis_in, file_basis::origin::file_start);  // rdiff seeks to absolute positions
     patch_options options;
     options.delta_name = delta_in->name();
     options.require_checksum = req.verify;

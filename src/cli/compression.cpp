@@ -20,6 +20,7 @@
 #include <cstring>
 #include <new>
 #include <optional>
+#include <system_error>
 #include <variant>
 
 namespace rdelta::cli {
@@ -61,6 +62,7 @@ const codec_info* info(codec c) noexcept {
 struct failure_detail {
     bool truncated = false;
     std::string text;
+    bool out_of_memory = false;  // the codec could not allocate: a memory error, not bad data
 };
 
 failure_detail describe(const io::gzip_error& e) {
@@ -71,6 +73,7 @@ failure_detail describe(const io::gzip_error& e) {
     if (code == io::gzip::bad_footer) return {true, "it ends before its trailer"};
     if (code == io::gzip::bad_method) return {false, "unknown compression method"};
     const int zlib = e.zlib_error_code();
+    if (zlib == io::zlib::mem_error) return {false, "out of memory", true};
     if (zlib == io::zlib::buf_error) return {true, "it ends inside the compressed data"};
     if (zlib == io::zlib::data_error) return {false, "invalid deflate data"};
     return {false, "zlib error " + std::to_string(zlib)};
@@ -81,6 +84,7 @@ failure_detail describe(const io::bzip2_error& e) {
     if (code == io::bzip2::unexpected_eof) return {true, "it ends inside the compressed data"};
     if (code == io::bzip2::data_error) return {false, "invalid data (CRC or format)"};
     if (code == io::bzip2::data_error_magic) return {false, "bad magic"};
+    if (code == io::bzip2::mem_error) return {false, "out of memory", true};
     return {false, "bzip2 error " + std::to_string(code)};
 }
 
@@ -88,7 +92,8 @@ failure_detail describe(const io::bzip2_error& e) {
 failure_detail describe(const io::zstd_error& e) {
     std::string text = e.what();
     if (const auto colon = text.rfind(": iostream error"); colon != std::string::npos) text.erase(colon);
-    return {false, text};
+    // ZSTD_error_memory_allocation; Boost keeps only the text.
+    return {false, text, text.starts_with("Allocation error")};
 }
 
 enum class direction { compressing, decompressing };
@@ -97,6 +102,7 @@ const char* verb(direction d) { return d == direction::compressing ? "compressin
 
 /// A codec's complaint: about the data when reading it; when writing, a failure of ours.
 error codec_failure(codec c, const std::string& name, direction d, const failure_detail& f) {
+    if (f.out_of_memory) return fail(errc::mem_error, name + ": out of memory " + verb(d) + " " + codec_name(c) + " data");
     if (d == direction::compressing)
         return fail(errc::internal_error, name + ": compressing " + codec_name(c) + " data failed: " + f.text);
     return fail(f.truncated ? errc::input_ended : errc::corrupt,
@@ -120,6 +126,10 @@ auto guarded(codec c, const std::string& name, std::optional<error>& kept, direc
         return codec_failure(c, name, d, describe(e));
     } catch (const io::zstd_error& e) {
         return codec_failure(c, name, d, describe(e));
+    } catch (const std::ios_base::failure& e) {  // a system_error too: not about threads
+        return fail(errc::internal_error, name + ": " + verb(d) + " " + codec_name(c) + " data failed: " + e.what());
+    } catch (const std::system_error& e) {  // a thread that could not be started
+        return fail(errc::mem_error, name + ": out of memory " + verb(d) + " " + codec_name(c) + " data: " + e.what());
     } catch (const std::exception& e) {
         return fail(errc::internal_error, name + ": " + verb(d) + " " + codec_name(c) + " data failed: " + e.what());
     }
@@ -133,6 +143,10 @@ const char* codec_name(codec c) noexcept {
 }
 
 codec detect_codec(std::span<const std::uint8_t> head) noexcept {
+    // A zstd stream may start with skippable frames (pzstd writes one before each
+    // frame, holding its size): magic 0x184D2A50 to 0x184D2A5F, little-endian.
+    if (head.size() >= 4 && (head[0] & 0xF0) == 0x50 && head[1] == 0x2A && head[2] == 0x4D && head[3] == 0x18)
+        return codec::zstd;
     for (const auto& i : codecs)
         if (head.size() >= i.magic_len && std::memcmp(head.data(), i.magic, i.magic_len) == 0) return i.kind;
     return codec::none;

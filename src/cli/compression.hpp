@@ -23,7 +23,8 @@ enum class codec { none, gzip, bzip2, zstd };
 /// "gzip", "bzip2" or "zstd" ("none" for none), for messages.
 const char* codec_name(codec c) noexcept;
 
-/// Bytes that identify every codec: gzip 1f 8b, bzip2 "BZh", zstd 28 b5 2f fd.
+/// Bytes that identify every codec: gzip 1f 8b, bzip2 "BZh", zstd 28 b5 2f fd or
+/// a zstd skippable frame (5X 2a 4d 18, as pzstd's output starts).
 inline constexpr std::size_t magic_size = 4;
 
 /// The codec whose magic starts `head`, a stream's first bytes (fewer than

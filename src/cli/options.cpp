@@ -57,6 +57,7 @@ std::string level_help(codec c) {
 
 struct option_table {
     po::options_description general, signature, delta, io, extensions, hidden, all;
+    po::options_description rdiff_all;  ///< without the extensions: Debian rdiff's options
     option_table();
 };
 
@@ -100,6 +101,7 @@ option_table::option_table() {
         (",h", "Show this help message")
         ("stats", "Show performance statistics");
     for (const auto* d : {&general, &signature, &delta, &io, &extensions, &hidden}) all.add(*d);
+    for (const auto* d : {&general, &signature, &delta, &io, &hidden}) rdiff_all.add(*d);
 }
 
 const option_table& table() {
@@ -107,12 +109,19 @@ const option_table& table() {
     return t;
 }
 
+/// The options a command line may use. Under the name rdiff, rdelta's own options
+/// are unknown, so they fail exactly as Debian's rdiff fails them (popt names the
+/// element: `-j`, `-j2`, `--threads=2`), with no value consumed.
+const po::options_description& accepted(bool as_rdiff) {
+    return as_rdiff ? table().rdiff_all : table().all;
+}
+
 // popt's syntax minus abbreviations: Boost's default style would accept `--stat`.
 constexpr int parser_style = cls::default_style & ~cls::allow_guessing;
 
-std::vector<po::option> boost_parse(const std::vector<std::string>& tokens) {
+std::vector<po::option> boost_parse(const std::vector<std::string>& tokens, const po::options_description& options) {
     return po::command_line_parser(tokens)
-        .options(table().all)
+        .options(options)
         .style(parser_style)
         .allow_unregistered()  // unknown options stay in order, so earlier ones act first
         .run()
@@ -121,8 +130,8 @@ std::vector<po::option> boost_parse(const std::vector<std::string>& tokens) {
 
 /// The option called --name. An empty name would match every option lacking a short name
 /// (Boost compares it with their empty short names) and throw "ambiguous".
-const po::option_description* find_long(const std::string& name) {
-    return name.empty() ? nullptr : table().all.find_nothrow(name, false);
+const po::option_description* find_long(const std::string& name, const po::options_description& options) {
+    return name.empty() ? nullptr : options.find_nothrow(name, false);
 }
 
 bool takes_value(const po::option_description* d) {
@@ -146,10 +155,10 @@ struct step {
 };
 
 /// Boost rejects `--name=` outright; popt gives the option an empty value.
-std::vector<std::string> split_empty_long_value(const std::string& element) {
+std::vector<std::string> split_empty_long_value(const std::string& element, const po::options_description& options) {
     if (element.starts_with("--") && element.find('=') == element.size() - 1) {
         const std::string name = element.substr(2, element.size() - 3);
-        if (takes_value(find_long(name))) return {"--" + name, ""};
+        if (takes_value(find_long(name, options))) return {"--" + name, ""};
     }
     return {element};
 }
@@ -163,24 +172,25 @@ std::vector<std::string> option_with_value(const std::string& option, const std:
     return {option.starts_with("--") ? option + "=" + value : option + value};
 }
 
-std::string syntax_message(const po::invalid_command_line_syntax& e, const std::string& element) {
+std::string syntax_message(const po::invalid_command_line_syntax& e, const std::string& element,
+                           const po::options_description& options) {
     using syntax = po::invalid_command_line_syntax;
     if (e.kind() == syntax::extra_parameter) return std::string(unwanted_argument) + element;
     if (e.kind() == syntax::empty_adjacent_parameter) {
         // `--name=` for a value option was split above, so a known name here is a flag.
         const std::string name = element.substr(2, element.size() - 3);
-        return std::string(find_long(name) ? unwanted_argument : unknown_option) + element;
+        return std::string(find_long(name, options) ? unwanted_argument : unknown_option) + element;
     }
     return e.what();
 }
 
 /// The step starting at args[i]; advances i past the elements it consumes.
-step take_step(std::span<const std::string> args, std::size_t& i) {
+step take_step(std::span<const std::string> args, std::size_t& i, const po::options_description& options) {
     const std::string& element = args[i++];
     step s;
     s.named = element;
     if (element == "--") {  // Boost honours "--": everything after it is positional
-        s.options = boost_parse({args.begin() + static_cast<std::ptrdiff_t>(i) - 1, args.end()});
+        s.options = boost_parse({args.begin() + static_cast<std::ptrdiff_t>(i) - 1, args.end()}, options);
         i = args.size();
         return s;
     }
@@ -189,19 +199,19 @@ step take_step(std::span<const std::string> args, std::size_t& i) {
         return s;
     }
     try {
-        s.options = boost_parse(split_empty_long_value(element));
+        s.options = boost_parse(split_empty_long_value(element, options), options);
         s.short_attached = is_short_form(element);
     } catch (const po::invalid_command_line_syntax& e) {
         // Boost tells us when the element ends in an option wanting the next one as value.
         if (e.kind() != po::invalid_command_line_syntax::missing_parameter) {
-            s.error = syntax_message(e, element);
+            s.error = syntax_message(e, element, options);
         } else if (i == args.size()) {
             // Parse with a stand-in value, so options earlier in a cluster (`-Vb`) still act.
             s.value_missing = true;
-            s.options = boost_parse({element, ""});
+            s.options = boost_parse({element, ""}, options);
         } else {
             s.named = args[i++];
-            s.options = boost_parse(option_with_value(element, s.named));
+            s.options = boost_parse(option_with_value(element, s.named), options);
         }
     }
     return s;
@@ -417,7 +427,7 @@ void command_line::resolve_action() {
 std::variant<request, usage_error> command_line::parse(std::span<const std::string> args) {
     try {
         for (std::size_t i = 0; i < args.size();)
-            if (apply(take_step(args, i)) == flow::stop) break;
+            if (apply(take_step(args, i, accepted(as_rdiff_))) == flow::stop) break;
     } catch (const std::exception& e) {  // not expected: every known Boost error is handled
         fail(e.what());
     }

@@ -36,7 +36,7 @@ struct request {
     std::int64_t output_size = 0;  ///< -O, --output-size
     std::vector<std::string> files;  ///< positionals after the action
 
-    // rdelta extensions, accepted under both program names (real rdiff rejects them).
+    // rdelta extensions: unknown options under the name rdiff, as in Debian's rdiff.
     std::int64_t threads = 0;          ///< -j, --threads: worker threads; 0 = all cores
     std::int64_t max_output = 0;       ///< --max-output: patch output limit in bytes; 0 = none
     std::optional<bool> progress;      ///< --progress / --no-progress; unset = command decides
@@ -50,7 +50,6 @@ struct request {
     bool no_checksum = false;          ///< --no-checksum: delta --in-place-safe without the trailer
     bool journal = true;               ///< --no-journal turns it off: patch --in-place without undo journal
 
-    // rdelta only: under the name rdiff these stay unknown options, as in Debian's rdiff.
     codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
     int compression_level = 0;         ///< its LEVEL (the codec's default when none was attached)
     bool ultra = false;                ///< --ultra: zstd levels 20 to 22 allowed
@@ -64,8 +63,8 @@ struct usage_error {
 };
 
 /// Parse argv; argv[0] is the program name and is skipped. Never throws a parse error.
-/// `as_rdiff` is true when invoked under the name rdiff (extensions still parse, except
-/// the compression options, which Debian's rdiff rejects as unknown).
+/// `as_rdiff` is true when invoked under the name rdiff: rdelta's own options are then
+/// unknown options, rejected with Debian rdiff's message.
 std::variant<request, usage_error> parse_command_line(int argc, const char* const* argv,
                                                       bool as_rdiff);
 

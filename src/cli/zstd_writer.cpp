@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 namespace rdelta::cli {
 
@@ -17,6 +18,8 @@ struct zstd_writer::context {
 namespace {
 
 error zstd_fail(const std::string& name, std::size_t code) {
+    if (ZSTD_getErrorCode(code) == ZSTD_error_memory_allocation)
+        return fail(errc::mem_error, name + ": out of memory in the zstd compressor");
     return fail(errc::io_error, name + ": zstd compression failed: " + ZSTD_getErrorName(code));
 }
 
@@ -28,7 +31,7 @@ result<std::unique_ptr<zstd_writer>> zstd_writer::open(int level, unsigned threa
     w->name_ = std::move(name);
     w->out_ = std::move(out);
     w->ctx_->cctx = ZSTD_createCCtx();
-    if (!w->ctx_->cctx) return fail(errc::mem_error, w->name_ + ": cannot allocate a zstd compressor");
+    if (!w->ctx_->cctx) return fail(errc::mem_error, w->name_ + ": out of memory for a zstd compressor");
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     const std::pair<ZSTD_cParameter, int> params[] = {
         {ZSTD_c_compressionLevel, level},

@@ -3,6 +3,7 @@
 #include "checksum_trailer.hpp"
 #include "command_writer.hpp"
 #include "delta_job.hpp"
+#include "exception_guard.hpp"
 #include "matcher.hpp"
 #include "output_queue.hpp"
 #include "parallel_scan.hpp"
@@ -186,11 +187,13 @@ std::unique_ptr<zero_aware_delta_job> make_scanning_delta_job(const signature& s
 }  // namespace detail
 
 std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
-    if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
-    if (!sig.index())
-        return std::make_unique<failed_job>(
-            fail(errc::internal_error, "delta needs the signature's index: call build_index() first"));
-    return detail::make_scanning_delta_job(sig, options);
+    return detail::make_guarded_job("delta", [&]() -> std::unique_ptr<job> {
+        if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
+        if (!sig.index())
+            return std::make_unique<failed_job>(
+                fail(errc::internal_error, "delta needs the signature's index: call build_index() first"));
+        return detail::make_scanning_delta_job(sig, options);
+    });
 }
 
 }  // namespace rdelta

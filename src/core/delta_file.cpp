@@ -1,6 +1,7 @@
 // delta_file.cpp - deltas of random-access new files: data is read in large
 // chunks, holes are not read at all but passed to the job as runs of zeros.
 #include "delta_job.hpp"
+#include "exception_guard.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>
@@ -95,8 +96,19 @@ result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const
 
 }  // namespace
 
+namespace detail {
+result<job_stats> delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig, job_options options,
+                             const delta_sink& sink, const delta_progress& progress);
+}  // namespace detail
+
 result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
                                   job_options options, const delta_sink& sink, const delta_progress& progress) {
+    return detail::exceptions_as_errors("delta", [&] { return detail::delta_from(new_file, size, sig, options, sink, progress); });
+}
+
+// make_delta_from()'s body; allocation and thread failures throw.
+result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
+                                     job_options options, const delta_sink& sink, const delta_progress& progress) {
     if (sig.block_count() == 0) return slack_delta_from(new_file, size, sig, options, sink, progress);
     if (!sig.index()) return fail(errc::internal_error, "delta needs the signature's index: call build_index() first");
     auto j = detail::make_scanning_delta_job(sig, options);

@@ -1,5 +1,6 @@
 // loadsig.cpp - parsing signature files, with librsync 2.3.2's checks in its order
 // (each header field is checked as soon as it is read), so error codes match rdiff.
+#include "exception_guard.hpp"
 #include "netint.hpp"
 
 #include <rdelta/signature.hpp>
@@ -151,7 +152,7 @@ private:
 }  // namespace
 
 std::unique_ptr<job> make_loadsig_job(signature* out, std::string name, std::uint64_t size_hint) {
-    return std::make_unique<loadsig_job>(out, std::move(name), size_hint);
+    return detail::make_guarded_job("loadsig", [&] { return std::make_unique<loadsig_job>(out, std::move(name), size_hint); });
 }
 
 }  // namespace rdelta

@@ -1,4 +1,6 @@
 // oneshot.cpp - whole-buffer conveniences over the streaming jobs.
+#include "exception_guard.hpp"
+
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
@@ -30,29 +32,37 @@ result<std::vector<std::uint8_t>> run_to_memory(job& j, std::span<const std::uin
 
 result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
                                                  const sig_params& params, job_options options) {
-    auto j = make_signature_job(params, options);
-    return run_to_memory(*j, basis);
+    return detail::exceptions_as_errors("signature", [&] {
+        auto j = make_signature_job(params, options);
+        return run_to_memory(*j, basis);
+    });
 }
 
 result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name) {
-    signature sig{sig_params{}};
-    auto j = make_loadsig_job(&sig, std::move(name));
-    auto done = run_to_memory(*j, bytes);
-    if (!done) return std::move(done).err();
-    return sig;
+    return detail::exceptions_as_errors("loadsig", [&]() -> result<signature> {
+        signature sig{sig_params{}};
+        auto j = make_loadsig_job(&sig, std::move(name));
+        auto done = run_to_memory(*j, bytes);
+        if (!done) return std::move(done).err();
+        return sig;
+    });
 }
 
 result<std::vector<std::uint8_t>> make_delta(const signature& sig, std::span<const std::uint8_t> new_file,
                                              std::size_t slack_chunk, job_options options) {
-    auto j = make_delta_job(sig, options);
-    return run_to_memory(*j, new_file, sig.block_count() == 0 ? slack_chunk : 0);
+    return detail::exceptions_as_errors("delta", [&] {
+        auto j = make_delta_job(sig, options);
+        return run_to_memory(*j, new_file, sig.block_count() == 0 ? slack_chunk : 0);
+    });
 }
 
 result<std::vector<std::uint8_t>> apply_patch(std::span<const std::uint8_t> basis,
                                               std::span<const std::uint8_t> delta) {
-    memory_basis reader(basis);
-    auto j = make_patch_job(reader);
-    return run_to_memory(*j, delta);
+    return detail::exceptions_as_errors("patch", [&] {
+        memory_basis reader(basis);
+        auto j = make_patch_job(reader);
+        return run_to_memory(*j, delta);
+    });
 }
 
 }  // namespace rdelta

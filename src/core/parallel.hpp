@@ -11,7 +11,9 @@ unsigned default_threads() noexcept;
 
 /// Call fn(i) for i in [0, tasks) using up to `threads` threads (the caller's
 /// thread included) and return when all calls have finished. Threads come from a
-/// process-wide Boost.Asio pool created on first use.
+/// process-wide pool that grows on first use; when no thread can be started the
+/// calls run on the caller's thread. An exception from fn (std::bad_alloc) stops
+/// the remaining calls and is rethrown to the caller after all threads are done.
 void parallel_for(std::size_t tasks, unsigned threads, const std::function<void(std::size_t)>& fn);
 
 }  // namespace rdelta::detail

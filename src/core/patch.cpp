@@ -2,6 +2,7 @@
 // data straight from input to output and COPY data straight from the basis to
 // output, so memory stays constant whatever the command lengths.
 #include "checksum_trailer.hpp"
+#include "exception_guard.hpp"
 #include "netint.hpp"
 #include "opcodes.hpp"
 
@@ -291,7 +292,7 @@ private:
 }  // namespace
 
 std::unique_ptr<job> make_patch_job(basis_reader& basis, patch_options options) {
-    return std::make_unique<patch_job>(basis, std::move(options));
+    return detail::make_guarded_job("patch", [&] { return std::make_unique<patch_job>(basis, std::move(options)); });
 }
 
 }  // namespace rdelta

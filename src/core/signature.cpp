@@ -1,5 +1,6 @@
 // signature.cpp - the in-memory signature and the job that makes signature files.
 #include "block_index.hpp"
+#include "exception_guard.hpp"
 #include "netint.hpp"
 #include "output_queue.hpp"
 #include "parallel.hpp"
@@ -30,10 +31,12 @@ void signature::reserve(std::size_t n) {
 }
 
 result<void> signature::build_index(bool keep_duplicates) {
-    auto built = block_index::build(*this, keep_duplicates);
-    if (!built) return std::move(built).err();
-    index_ = std::make_unique<block_index>(std::move(built).value());
-    return {};
+    return detail::exceptions_as_errors("signature index", [&]() -> result<void> {
+        auto built = block_index::build(*this, keep_duplicates);
+        if (!built) return std::move(built).err();
+        index_ = std::make_unique<block_index>(std::move(built).value());
+        return {};
+    });
 }
 
 std::size_t signature::memory_bytes() const noexcept {
@@ -151,7 +154,7 @@ private:
 }  // namespace
 
 std::unique_ptr<job> make_signature_job(const sig_params& params, job_options options) {
-    return std::make_unique<signature_job>(params, options);
+    return detail::make_guarded_job("signature", [&] { return std::make_unique<signature_job>(params, options); });
 }
 
 }  // namespace rdelta

@@ -1,6 +1,7 @@
 // signature_file.cpp - signatures of random-access inputs: each thread reads its
 // own slice of whole blocks and hashes it while the data is still in its cache,
 // then the records are written in file order.
+#include "exception_guard.hpp"
 #include "netint.hpp"
 #include "parallel.hpp"
 #include "weak_sum.hpp"
@@ -80,8 +81,19 @@ result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t l
 
 }  // namespace
 
+namespace detail {
+result<job_stats> signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
+                                 job_options options, const signature_sink& sink);
+}  // namespace detail
+
 result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
                                       job_options options, const signature_sink& sink) {
+    return detail::exceptions_as_errors("signature", [&] { return detail::signature_from(basis, size, params, options, sink); });
+}
+
+// make_signature_from()'s body; allocation and thread failures throw.
+result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
+                                         job_options options, const signature_sink& sink) {
     auto checked = resolve_sig_params(
         {-1, params.magic, params.block_len, static_cast<std::int64_t>(params.strong_len)});
     if (!checked) return std::move(checked).err();

@@ -1,6 +1,7 @@
 // trailer_check.cpp - checking an output the caller wrote against a delta's
 // checksum trailer, by reading it back (patch_options::take_trailer).
 #include "checksum_trailer.hpp"
+#include "exception_guard.hpp"
 
 #include <rdelta/patch.hpp>
 
@@ -9,8 +10,10 @@
 
 namespace rdelta {
 
-result<void> verify_trailer(std::span<const std::uint8_t> trailer, basis_reader& output, std::uint64_t size,
-                            const std::string& delta_name) {
+namespace {
+
+result<void> check_against_trailer(std::span<const std::uint8_t> trailer, basis_reader& output, std::uint64_t size,
+                                   const std::string& delta_name) {
     if (!detail::is_trailer(trailer.data(), trailer.size()))
         return fail(errc::param_error, delta_name + ": not a checksum trailer");
     constexpr std::size_t chunk = std::size_t{1} << 20;
@@ -36,6 +39,13 @@ result<void> verify_trailer(std::span<const std::uint8_t> trailer, basis_reader&
     if (!std::equal(expected, expected + detail::trailer_size, trailer.begin()))
         return fail(errc::corrupt, delta_name + ": " + detail::trailer_mismatch(size, trailer.data()));
     return {};
+}
+
+}  // namespace
+
+result<void> verify_trailer(std::span<const std::uint8_t> trailer, basis_reader& output, std::uint64_t size,
+                            const std::string& delta_name) {
+    return detail::exceptions_as_errors("checksum", [&] { return check_against_trailer(trailer, output, size, delta_name); });
 }
 
 }  // namespace rdelta

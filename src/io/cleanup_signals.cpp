@@ -30,22 +30,42 @@ void unregister_temp() { temp_registered = 0; }
 
 namespace {
 
+// Remove the temporary file, then die of the same signal with its default action,
+// so the parent sees "killed by SIGxxx" (a shell's 128+N), not an exit status.
+// The signal is blocked while its handler runs: unblock it after re-raising it.
 extern "C" void remove_temp_and_die(int sig) {
     if (temp_registered) unlink(temp_path_for_signal);  // async-signal-safe
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, nullptr);
+    raise(sig);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    _exit(128 + sig);  // only if the default action did not end the process
 }
-
 
 }  // namespace
 
 }  // namespace io_detail
 
+// Every signal whose default action ends the process and that a user, a shell or
+// a resource limit commonly sends. A disposition inherited as SIG_IGN (nohup,
+// `trap '' PIPE`) is the caller's choice and stays: ignored SIGPIPE makes a write
+// to a closed pipe fail with EPIPE, an I/O error.
 void install_cleanup_handlers() {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ, SIGALRM, SIGUSR1, SIGUSR2, SIGQUIT}) {
+        struct sigaction old {};
+        if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
         struct sigaction sa {};
         sa.sa_handler = io_detail::remove_temp_and_die;
         sigemptyset(&sa.sa_mask);
+        // Block the other cleanup signals while one is handled: the path must not
+        // be unlinked twice nor a second handler race the first.
+        for (int other : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ, SIGALRM, SIGUSR1, SIGUSR2, SIGQUIT})
+            sigaddset(&sa.sa_mask, other);
         sigaction(sig, &sa, nullptr);
     }
 }

@@ -40,7 +40,11 @@ result<input_file> input_file::open(const std::string& path) {
     if (is_std_stream(path)) {
         struct stat st {};
         if (fstat(0, &st) != 0) return io_fail("standard input", "cannot stat", errno);
-        return input_file(0, "standard input", io_detail::random_access_size(0, st));
+        // A script may have read part of it already: the input is what remains.
+        const std::int64_t size = io_detail::random_access_size(0, st);
+        const off_t at = size >= 0 ? ::lseek(0, 0, SEEK_CUR) : 0;
+        const std::int64_t start = at > 0 ? std::min<std::int64_t>(at, size) : 0;
+        return input_file(0, "standard input", size < 0 ? -1 : size - start, start);
     }
     if (path.empty()) return fail(errc::io_error, "\"\": cannot open: No such file or directory");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -55,11 +59,21 @@ result<input_file> input_file::open(const std::string& path) {
         ::close(fd);
         return io_fail(path, "cannot read", EISDIR);
     }
-    return input_file(fd, path, io_detail::random_access_size(fd, st));
+    return input_file(fd, path, io_detail::random_access_size(fd, st), 0);
 }
 
 input_file::input_file(input_file&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), regular_size_(other.regular_size_) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      name_(std::move(other.name_)),
+      regular_size_(other.regular_size_),
+      start_(other.start_),
+      read_pos_(other.read_pos_),
+      dropped_to_(other.dropped_to_),
+      nocache_(other.nocache_) {}
+
+void input_file::seek_past(std::uint64_t n) noexcept {
+    if (regular_size_ >= 0) ::lseek(fd_, static_cast<off_t>(start_ + static_cast<std::int64_t>(n)), SEEK_SET);
+}
 
 input_file::~input_file() {
     if (nocache_ && fd_ >= 0) posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
@@ -88,8 +102,12 @@ result<std::size_t> input_file::read_full(std::uint8_t* p, std::size_t n) {
     return got;
 }
 
-file_basis::file_basis(const input_file& file)
-    : fd_(file.fd()), name_(file.name()), size_(file.regular_size()), nocache_(file.nocache()) {}
+file_basis::file_basis(const input_file& file, origin from)
+    : fd_(file.fd()),
+      name_(file.name()),
+      size_(from == origin::file_start ? file.whole_size() : file.regular_size()),
+      offset_(from == origin::file_start ? 0 : static_cast<std::uint64_t>(file.start_offset())),
+      nocache_(file.nocache()) {}
 
 file_basis::~file_basis() {
     if (nocache_) posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
@@ -109,8 +127,8 @@ void file_basis::drop_behind(std::uint64_t end) noexcept {
 
 result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> out) {
     for (;;) {
-        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
-        if (r > 0 && nocache_) drop_behind(pos + static_cast<std::uint64_t>(r));
+        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(offset_ + pos));
+        if (r > 0 && nocache_) drop_behind(offset_ + pos + static_cast<std::uint64_t>(r));
         if (r == 0 && size_ >= 0 && pos < static_cast<std::uint64_t>(size_) && !out.empty())
             return fail(errc::io_error, name_ + ": the file became shorter while it was read");
         if (r >= 0) return static_cast<std::size_t>(r);
@@ -120,7 +138,7 @@ result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> 
     }
 }
 
-bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) { return io_detail::hole_at(fd_, pos, len); }
+bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) { return io_detail::hole_at(fd_, offset_ + pos, len); }
 
 std::optional<std::uint64_t> file_basis::size() const {
     if (size_ < 0) return std::nullopt;

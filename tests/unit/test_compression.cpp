@@ -86,6 +86,14 @@ TEST_CASE("codec detection by magic bytes") {
     CHECK(detect("425a6839") == codec::bzip2);
     CHECK(detect("28b52ffd") == codec::zstd);
     CHECK(detect("28b52ffd00") == codec::zstd);
+    // A zstd stream may start with a skippable frame (pzstd's output does): any of
+    // the 16 magics 0x184D2A50..5F.
+    for (int low = 0; low < 16; ++low) {
+        CAPTURE(low);
+        CHECK(detect_codec(test::bytes{static_cast<std::uint8_t>(0x50 + low), 0x2a, 0x4d, 0x18}) == codec::zstd);
+    }
+    CHECK(detect("402a4d18") == codec::none);
+    CHECK(detect("502a4d") == codec::none);
     // Too short to tell, or not a magic at all.
     for (const char* hex : {"", "1f", "1f8c", "425a", "425a48", "28b52f", "28b52ffe", "00000000"}) {
         CAPTURE(hex);
@@ -271,4 +279,47 @@ TEST_CASE("zstd frames built by hand: raw and RLE blocks, skippable frames") {
         REQUIRE_FALSE(cut_back);
         CHECK(cut_back.err().code == errc::input_ended);
     }
+}
+
+TEST_CASE("zstd streams other tools make: a skippable frame first, several frames") {
+    // pzstd: before each frame, a skippable frame holding the frame's size.
+    const test::bytes raw = test::from_hex("28b52ffd 20 03 | 190000 616263");    // raw "abc"
+    const test::bytes rle = test::from_hex("28b52ffd 20 05 | 2b0000 78");        // RLE "xxxxx"
+    const test::bytes skip = test::from_hex("502a4d18 04000000 | 0b000000");
+    const test::bytes skip_other = test::from_hex("5f2a4d18 00000000");          // empty, last magic
+    test::bytes all;
+    for (const auto* part : {&skip, &raw, &skip_other, &skip, &rle})
+        all.insert(all.end(), part->begin(), part->end());
+    for (std::size_t chunk : {1, 3, 1 << 16}) {
+        CAPTURE(chunk);
+        auto back = decompress(all, chunk);
+        REQUIRE(back);
+        CHECK(*back == test::from_string("abcxxxxx"));
+    }
+    // Every cut that is not between two frames is a truncation (from 4 bytes on:
+    // fewer cannot be told from an uncompressed input).
+    std::vector<std::size_t> boundaries{0};
+    for (const auto* part : {&skip, &raw, &skip_other, &skip, &rle}) boundaries.push_back(boundaries.back() + part->size());
+    for (std::size_t cut = 4; cut < all.size(); ++cut) {
+        CAPTURE(cut);
+        auto cut_back = decompress(test::bytes(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(cut)));
+        if (std::find(boundaries.begin(), boundaries.end(), cut) != boundaries.end()) {
+            CHECK(cut_back);
+        } else {
+            REQUIRE_FALSE(cut_back);
+            CHECK(cut_back.err().code == errc::input_ended);
+        }
+    }
+    // Compressed by our writer, behind a skippable frame and followed by a second stream.
+    const test::bytes data = sample(300000);
+    test::bytes stream = skip;
+    for (int i = 0; i < 2; ++i) {
+        const test::bytes part = compress(codec::zstd, 3, data, 1 << 14);
+        stream.insert(stream.end(), part.begin(), part.end());
+    }
+    auto back = decompress(stream, 4096);
+    REQUIRE(back);
+    test::bytes twice = data;
+    twice.insert(twice.end(), data.begin(), data.end());
+    CHECK(*back == twice);
 }

@@ -1,0 +1,29 @@
+// standard_fds.cpp - descriptors 0-2 are never left closed (rdelta/file.hpp
+// ensure_standard_fds_open).
+//
+// open() returns the lowest free number. Started with stderr closed, the first
+// output opened would become fd 2, and every message or progress line meant for
+// standard error would be written into the output's data.
+#include <rdelta/file.hpp>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace rdelta {
+
+bool ensure_standard_fds_open() noexcept {
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        // Lowest free number: this is `fd` itself, since the lower ones are open.
+        const int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (opened < 0) return false;
+        if (opened != fd) {  // cannot happen, but never leave a wrong number behind
+            ::close(opened);
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace rdelta
