@@ -2,6 +2,7 @@
 #pragma once
 
 #include <rdelta/delta.hpp>
+#include <rdelta/drive.hpp>
 #include <rdelta/error.hpp>
 #include <rdelta/file.hpp>
 #include <rdelta/format.hpp>

@@ -14,6 +14,7 @@
 #include "stats_format.hpp"
 
 #include <rdelta/delta.hpp>
+#include <rdelta/drive.hpp>
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 
@@ -119,35 +120,11 @@ private:
 // in chunks of `chunk` bytes, each filled completely unless the input ends.
 result<void> drive(job& j, byte_source& in, const byte_sink& out, std::size_t chunk,
                    progress_meter* meter = nullptr, bool meter_output = false) {
-    // A small regular file needs no buffer larger than itself (+1 to see its end).
-    if (in.size_hint() >= 0) chunk = std::min<std::size_t>(chunk, static_cast<std::size_t>(in.size_hint()) + 1);
-    chunk = std::max<std::size_t>(chunk, 1);
-    auto ibuf = std::make_unique_for_overwrite<std::uint8_t[]>(chunk);
-    const std::size_t out_size = std::size_t{256} << 10;  // stays in L2 between read and write
-    auto obuf = std::make_unique_for_overwrite<std::uint8_t[]>(out_size);
-    std::size_t have = 0, used = 0;
-    bool eof = false, output_full = false;
-    for (;;) {
-        // Read more only when the job has taken what it had and its output is drained.
-        if (used == have && !eof && !output_full) {
-            auto got = in.read_full(ibuf.get(), chunk);
-            if (!got) return std::move(got).err();
-            have = *got, used = 0, eof = have < chunk;
-        }
-        buffers io{ibuf.get() + used, have - used, eof, obuf.get(), out_size};
-        auto status = j.iterate(io);
-        used = have - io.avail_in;
-        const std::size_t produced = out_size - io.avail_out;
-        output_full = io.avail_out == 0;
-        if (produced && out) {
-            if (auto written = out({obuf.get(), produced}); !written) return written;
-        }
-        if (!status) return std::move(status).err();
-        if (meter) meter->update(meter_output ? j.stats().out_bytes : j.stats().in_bytes);
-        if (*status == job_status::done) return {};
-        if (eof && used == have && produced == 0)
-            return fail(errc::internal_error, in.name() + ": job made no progress");
-    }
+    drive_options options;
+    options.chunk = chunk;
+    if (meter)
+        options.progress = [&](const job_stats& s) { meter->update(meter_output ? s.out_bytes : s.in_bytes); };
+    return drive_job(j, in, out, options);
 }
 
 // Put a finished output in place; say which attributes of a replaced file were lost.

@@ -2,6 +2,7 @@
 #include "exception_guard.hpp"
 
 #include <rdelta/delta.hpp>
+#include <rdelta/drive.hpp>
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 
@@ -15,16 +16,19 @@ namespace {
 result<std::vector<std::uint8_t>> run_to_memory(job& j, std::span<const std::uint8_t> input,
                                                 std::size_t chunk = 0) {
     std::vector<std::uint8_t> out;
-    std::uint8_t block[1 << 16];
-    std::size_t offset = 0;
-    for (;;) {
-        const std::size_t n = chunk ? std::min(chunk, input.size() - offset) : input.size() - offset;
-        buffers io{input.data() + offset, n, offset + n == input.size(), block, sizeof block};
-        auto status = j.iterate(io);
-        offset += n - io.avail_in;
-        out.insert(out.end(), block, io.next_out);
+    job_pump pump(j, [&](std::span<const std::uint8_t> bytes) -> result<void> {
+        out.insert(out.end(), bytes.begin(), bytes.end());
+        return {};
+    }, std::size_t{64} << 10);
+    const std::size_t step = chunk ? chunk : std::max<std::size_t>(input.size(), 1);
+    for (std::size_t offset = 0;;) {
+        const std::size_t n = std::min(step, input.size() - offset);
+        const bool eof = offset + n == input.size();
+        auto status = pump.push(input.subspan(offset, n), eof);
         if (!status) return std::move(status).err();
         if (*status == job_status::done) return out;
+        if (eof) return fail(errc::internal_error, "a job did not finish at the end of its input");
+        offset += n;
     }
 }
 
