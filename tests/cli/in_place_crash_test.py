@@ -11,6 +11,7 @@ scenarios (default 60; a longer mode is simply a larger number). The ENOSPC case
 mounts a small tmpfs in a private mount namespace (unshare -m) and is skipped, with
 a message, when not run as root. Prints 'N passed, M failed'."""
 import argparse
+import fcntl
 import hashlib
 import os
 import random
@@ -209,6 +210,13 @@ def repeated_apply(tool, work, rng):
     r = tool.run("patch", "--in-place", img, delta)
     check(r.returncode == 106, f"repeat: second apply exits 106, got {r.returncode}: {r.stderr}")
     check(state(img) == once, "repeat: second apply leaves the image unchanged")
+    # An image another process holds locked (a patch running) is not touched.
+    with open(img, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        for args in (("patch", "--in-place", img, delta), ("recover", img)):
+            r = tool.run(*args)
+            check(r.returncode == 100 and "locked" in r.stderr, f"locked image: {args[0]}: {r.returncode} {r.stderr}")
+    check(state(img) == once, "locked image: unchanged")
     # Without a trailer: a warning that the result cannot be verified.
     plain = os.path.join(work, "plain.delta")
     make_delta(tool, old, new, plain, "--no-checksum")
