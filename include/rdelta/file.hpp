@@ -182,6 +182,9 @@ public:
     result<void> sync() override;
     std::pair<std::uint64_t, std::uint64_t> identity() const override { return {dev_, ino_}; }
     const std::string& name() const noexcept { return name_; }
+    /// Take an exclusive flock() on the file, held until it is closed: two in-place
+    /// patches (or a patch and a recovery) of one image must never overlap.
+    result<void> lock();
 
 private:
     in_place_fd(int fd, std::string name, std::uint64_t size) : fd_(fd), name_(std::move(name)), size_(size) {}

@@ -61,6 +61,7 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     auto opener = make_delta_opener(file_arg(req, 1));
     if (!opener) return report(inv, opener.err());
     if (int rc = check_args()) return rc;
+    if (auto locked = image->lock(); !locked) return report(inv, locked.err());
     auto journal = open_journal_file(file_arg(req, 0));
     if (!journal) return report(inv, journal.err());
     // Even without a journal of its own, a run never patches over a half-done one.
@@ -122,6 +123,7 @@ int recover_command(const request& req, const invocation& inv) {
     if (req.files.size() != 1) return report_usage(inv, "Usage for recover: " + inv.prog + " recover IMAGE");
     auto image = in_place_fd::open(req.files[0]);
     if (!image) return report(inv, image.err());
+    if (auto locked = image->lock(); !locked) return report(inv, locked.err());
     auto journal = open_journal_file(req.files[0]);
     if (!journal) return report(inv, journal.err());
     if (auto r = recover_first(inv, *image, **journal, false); !r) return report(inv, r.err());

@@ -114,8 +114,16 @@ result<void> journal_writer::save(std::uint64_t pos, std::uint64_t len) {
         if (run == 0) break;
         if (hole) {
             // A hole is whole blocks: saving the blocks around the run lets a rollback
-            // free exactly the blocks that writing into the hole allocated.
-            const std::uint64_t from = align_down(pos), to = align_up(pos + run);
+            // free exactly the blocks that writing into the hole allocated. Widened
+            // only where the file says the neighbourhood is hole too (a file system
+            // with blocks smaller than 4 KiB keeps its data next to the hole).
+            std::uint64_t from = align_down(pos), to = align_up(pos + run);
+            if (from < pos && image_.extent(from, pos - from) != std::pair<bool, std::uint64_t>{true, pos - from}) from = pos;
+            const std::uint64_t after = pos + run;
+            if (to > after && after < header_.old_size) {
+                const std::uint64_t n = std::min(to, header_.old_size) - after;
+                if (image_.extent(after, n) != std::pair<bool, std::uint64_t>{true, n}) to = after;
+            }
             if (auto r = add_record(record_hole, from, to - from, {}); !r) return r;
             pos += run;
             continue;

@@ -64,6 +64,10 @@ result<void> write_batch::literal(std::uint64_t dst, std::span<const std::uint8_
     if (data_.size() + bytes.size() > literal_capacity)
         if (auto f = flush(); !f) return f;
     if (auto n = note(dst, bytes.size()); !n) return n;
+    // At most two allocations for the literal bytes (a small one, then the full
+    // capacity), not a doubling series whose copies add to the peak memory.
+    if (data_.capacity() == 0) data_.reserve(std::min(literal_capacity, std::max<std::size_t>(bytes.size(), 1 << 16) * 4));
+    if (data_.capacity() < data_.size() + bytes.size()) data_.reserve(literal_capacity);
     const std::uint64_t at = data_.size();
     data_.insert(data_.end(), bytes.begin(), bytes.end());
     op* last = ops_.empty() ? nullptr : &ops_.back();

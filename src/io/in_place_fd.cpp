@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,6 +54,12 @@ result<void> in_place_fd::punch_hole(std::uint64_t pos, std::uint64_t len) {
         return {};
     if (errno != EOPNOTSUPP && errno != ENOSYS) return io_fail(name_, "cannot punch a hole", errno);
     return in_place_file::punch_hole(pos, len);
+}
+
+result<void> in_place_fd::lock() {
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return {};
+    if (errno == EWOULDBLOCK) return fail(errc::io_error, name_ + ": another rdelta is patching or recovering it (locked)");
+    return io_fail(name_, "cannot lock", errno);
 }
 
 result<void> in_place_fd::sync() {

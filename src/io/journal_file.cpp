@@ -31,7 +31,7 @@ public:
     result<void> create() override {
         close_fd();
         fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd_ < 0) return io_fail(path_, "cannot create the journal", errno);
+        if (fd_ < 0) return io_fail(path_, "cannot create the undo journal (--no-journal patches without one)", errno);
         return {};
     }
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {

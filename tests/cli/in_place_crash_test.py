@@ -11,6 +11,7 @@ scenarios (default 60; a longer mode is simply a larger number). The ENOSPC case
 mounts a small tmpfs in a private mount namespace (unshare -m) and is skipped, with
 a message, when not run as root. Prints 'N passed, M failed'."""
 import argparse
+import fcntl
 import hashlib
 import os
 import random
@@ -209,6 +210,13 @@ def repeated_apply(tool, work, rng):
     r = tool.run("patch", "--in-place", img, delta)
     check(r.returncode == 106, f"repeat: second apply exits 106, got {r.returncode}: {r.stderr}")
     check(state(img) == once, "repeat: second apply leaves the image unchanged")
+    # An image another process holds locked (a patch running) is not touched.
+    with open(img, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        for args in (("patch", "--in-place", img, delta), ("recover", img)):
+            r = tool.run(*args)
+            check(r.returncode == 100 and "locked" in r.stderr, f"locked image: {args[0]}: {r.returncode} {r.stderr}")
+    check(state(img) == once, "locked image: unchanged")
     # Without a trailer: a warning that the result cannot be verified.
     plain = os.path.join(work, "plain.delta")
     make_delta(tool, old, new, plain, "--no-checksum")
@@ -303,6 +311,87 @@ def journal_names(tool, work, rng):
     check(not [f for f in os.listdir(work) if f.startswith(".rdelta-journal-")], "long name: journal removed")
 
 
+def zstd_bomb(path, literal_len):
+    """A zstd-compressed delta of one LITERAL of `literal_len` zeros, written by hand:
+    RLE blocks of 128 KiB cost 4 bytes each, so 2 GiB of zeros take ~64 KiB."""
+    def block(kind, size, last=False):
+        return (int(last) | kind << 1 | size << 3).to_bytes(3, "little")
+    head = bytes([0x72, 0x73, 0x02, 0x36, 0x44]) + literal_len.to_bytes(8, "big")
+    with open(path, "wb") as f:
+        f.write(bytes([0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x38]))  # magic, no content size, window 128 KiB
+        f.write(block(0, len(head)) + head)
+        left = literal_len
+        while left:
+            n = min(left, 128 * 1024)
+            f.write(block(1, n) + b"\0")
+            left -= n
+        f.write(block(0, 1, last=True) + b"\0")  # END
+
+
+def peak_run(tool, *args, stdin=None):
+    """Exit status, peak RSS (MiB) and seconds of one rdelta run. Measured by a fresh
+    small python (--peak): a child forked from this big process would report this
+    process's memory as its own peak."""
+    r = subprocess.run([sys.executable, __file__, "--rdelta", tool.rdelta, "--peak", *args], stdin=stdin,
+                       capture_output=True, text=True, env=tool.env)
+    rc, kib, secs = r.stdout.split()
+    return int(rc), int(kib) / 1024, float(secs), r.stderr
+
+
+def peak_child(rdelta, args):
+    t0 = time.monotonic()
+    p = subprocess.Popen([rdelta, *args])
+    _, status, usage = os.wait4(p.pid, 0)
+    print(os.waitstatus_to_exitcode(status), usage.ru_maxrss, f"{time.monotonic() - t0:.3f}")
+
+
+def memory_limit(rdelta):
+    """64 MiB, the bound of issue 10; a sanitizer build's shadow memory, quarantine
+    and runtime add their own (about 40 MiB), so it gets 128."""
+    r = subprocess.run(["ldd", rdelta], capture_output=True, text=True)
+    return 128 if "libasan" in r.stdout or "libubsan" in r.stdout else 64
+
+
+def memory_bounds(tool, work, rng):
+    """The delta is streamed: a 2 GiB zero LITERAL in 64 KiB of zstd fails fast with
+    --max-output, and applies in bounded memory without; so does a 100 MB delta."""
+    limit = memory_limit(tool.rdelta)
+    bomb = os.path.join(work, "bomb.delta.zst")
+    zstd_bomb(bomb, 2 << 30)
+    img = os.path.join(work, "bomb.img")
+    with open(img, "wb") as f:
+        f.write(rng.randbytes(100000))
+    before = state(img)
+    rc, mib, secs, err = peak_run(tool, "patch", "--in-place", "--max-output=1000", img, bomb)
+    print(f"bomb with --max-output=1000: exit {rc}, peak {mib:.1f} MiB, {secs:.2f} s", flush=True)
+    check(rc == 102 and mib < limit and secs < 10, f"bomb with --max-output: {rc} {mib:.1f} MiB {secs:.2f} s {err}")
+    check(state(img) == before, "bomb with --max-output: image untouched")
+    with open(bomb, "rb") as f:
+        rc, mib, secs, err = peak_run(tool, "patch", "--in-place", "--max-output=1000", img, "-", stdin=f)
+    check(rc == 102 and mib < limit, f"bomb on stdin with --max-output: {rc} {mib:.1f} MiB {err}")
+    rc, mib, secs, err = peak_run(tool, "patch", "--in-place", img, bomb)
+    print(f"bomb applied: exit {rc}, peak {mib:.1f} MiB, {secs:.2f} s", flush=True)
+    check(rc == 0 and mib < limit, f"bomb applied: {rc} {mib:.1f} MiB {err}")
+    size, ext = extents(img)
+    check(size == 2 << 30 and sum(b - a for a, b in ext) < 8 * MiB, f"bomb applied: 2 GiB of holes ({size}, {ext})")
+    os.unlink(img)
+    # A 100 MB delta of random data.
+    old = os.path.join(work, "big.old")
+    with open(old, "wb") as f:
+        f.truncate(128 * MiB)
+        f.write(rng.randbytes(MiB))
+    new = sparse_copy(old, os.path.join(work, "big.new"))
+    with open(new, "r+b") as f:
+        write_at(f, 10 * MiB, rng.randbytes(100 * MiB))
+    delta = os.path.join(work, "big.delta")
+    make_delta(tool, old, new, delta)
+    img = sparse_copy(old, os.path.join(work, "big.img"))
+    rc, mib, secs, err = peak_run(tool, "patch", "--in-place", img, delta)
+    print(f"{os.path.getsize(delta) >> 20} MiB delta: exit {rc}, peak {mib:.1f} MiB, {secs:.2f} s", flush=True)
+    check(rc == 0 and mib < limit, f"100 MB delta: {rc} {mib:.1f} MiB {err}")
+    check(open(img, "rb").read() == open(new, "rb").read(), "100 MB delta: result")
+
+
 def enospc(tool, work, rng, rdelta, inner):
     """Outer: re-run this script in a private mount namespace. Inner: on a small tmpfs."""
     if not inner:
@@ -356,7 +445,11 @@ def main():
     ap.add_argument("--runs", type=int, default=int(os.environ.get("RDELTA_CRASH_RUNS", "60")))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("RDELTA_CRASH_SEED", str(int(time.time())))))
     ap.add_argument("--enospc-inner")
+    ap.add_argument("--peak", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    if a.peak:
+        peak_child(a.rdelta, a.peak)
+        return
     rdelta = os.path.abspath(a.rdelta)
     tool = Tool(rdelta, {k: v for k, v in os.environ.items() if not k.startswith("RDELTA_")})
     rng = random.Random(a.seed)
@@ -369,6 +462,7 @@ def main():
         steps = (("r", lambda d: repeated_apply(tool, d, rng)),
                  ("d", lambda d: damaged_journals(tool, d, rng)),
                  ("n", lambda d: journal_names(tool, d, rng)),
+                 ("m", lambda d: memory_bounds(tool, d, rng)),
                  ("e", lambda d: enospc(tool, d, rng, rdelta, False)),
                  ("c", lambda d: crash_runs(tool, d, rng, a.runs)))
         for sub, step in steps:  # each in its own folder
