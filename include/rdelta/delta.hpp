@@ -1,5 +1,5 @@
 // rdelta/delta.hpp - delta generation against a loaded signature.
-// Stability: stable.
+// Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
 #include <rdelta/error.hpp>

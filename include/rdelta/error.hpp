@@ -1,13 +1,14 @@
 // rdelta/error.hpp - error codes and the result<T> type used by every fallible call.
 //
-// The library never throws. Each fallible function returns result<T>, which holds
+// The library does not throw: each fallible function returns result<T>, which holds
 // either a value or an `error` (a code plus a one-line human readable message).
 // The numeric values of `errc` equal librsync's rs_result values, which are also
 // the exit codes of rdiff; the CLI exits with them unchanged.
-// Stability: stable.
+// Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
 #include <string>
+#include <system_error>
 #include <utility>
 #include <variant>
 
@@ -32,10 +33,18 @@ enum class errc : int {
 /// librsync's rs_strerror() text for a code ("unexplained problem" for unknown ones).
 const char* errc_text(errc code) noexcept;
 
+/// The category of errc values as std::error_code ("rdelta"; messages are errc_text()).
+const std::error_category& rdelta_category() noexcept;
+
+/// An errc as a std::error_code: `std::error_code ec = errc::corrupt;` works too.
+std::error_code make_error_code(errc code) noexcept;
+
 /// An error: a code and a one-line message saying what is wrong (no trailing newline).
 struct error {
     errc code = errc::internal_error;
     std::string message;
+    /// The code as a std::error_code.
+    std::error_code error_code() const noexcept { return make_error_code(code); }
 };
 
 /// Make an error value; `return fail(errc::corrupt, "...")` converts to any result<T>.
@@ -87,3 +96,7 @@ private:
 };
 
 }  // namespace rdelta
+
+/// errc converts implicitly to std::error_code.
+template <>
+struct std::is_error_code_enum<rdelta::errc> : std::true_type {};

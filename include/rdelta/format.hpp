@@ -1,5 +1,5 @@
 // rdelta/format.hpp - librsync file formats: magic numbers, sum kinds, parameter defaults.
-// Stability: stable; values are fixed by the librsync 2.3.2 file formats.
+// Stability: unstable until 1.0; the values are fixed by the librsync 2.3.2 file formats.
 #pragma once
 
 #include <rdelta/error.hpp>

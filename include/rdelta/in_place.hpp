@@ -1,6 +1,6 @@
 // rdelta/in_place.hpp - applying a delta to its basis file in place, crash-safely
 // with an undo journal (rdelta/journal.hpp).
-// Stability: stable (the journal-related parts: unstable until 1.0).
+// Stability: unstable until 1.0.
 #pragma once
 
 #include <rdelta/error.hpp>

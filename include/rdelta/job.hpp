@@ -11,7 +11,7 @@
 // start a thread) returns errc::mem_error from iterate(), and the make_*_job()
 // factories return a job failing so when they cannot build the real one (nullptr
 // only when not even that can be allocated).
-// Stability: stable.
+// Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
 #include <rdelta/error.hpp>
@@ -36,7 +36,7 @@ enum class job_status { done, blocked };
 
 /// Options common to jobs.
 struct job_options {
-    unsigned threads = 1;   ///< cores a job may use; 0 = all
+    unsigned threads = 0;   ///< cores a job may use; 0 (the default) = all, as the tool
     bool checksum = false;  ///< delta: append the whole-file checksum trailer after END
     /// delta: match only blocks at or after the window's own offset (as rsync's
     /// --inplace), so the delta can be applied in place; still a valid librsync delta.

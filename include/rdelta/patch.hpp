@@ -1,5 +1,5 @@
 // rdelta/patch.hpp - applying a delta to a basis.
-// Stability: stable.
+// Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
 #include <rdelta/error.hpp>

@@ -1,5 +1,5 @@
 // rdelta/signature.hpp - making signatures, and loaded signatures.
-// Stability: stable.
+// Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
 #include <rdelta/error.hpp>
@@ -39,11 +39,11 @@ public:
     std::span<const std::uint8_t> strong_sum(std::size_t i) const noexcept {
         return {strong_.data() + i * params_.strong_len, params_.strong_len};
     }
-    /// Append a block record; strong must hold params().strong_len bytes. Throws
-    /// std::bad_alloc when the records cannot grow (a loadsig job reports mem_error).
-    void add_block(std::uint32_t weak, std::span<const std::uint8_t> strong);
-    /// Reserve room for n records (a hint only); throws std::bad_alloc as add_block().
-    void reserve(std::size_t n);
+    /// Append a block record: `strong` must hold exactly params().strong_len bytes
+    /// (param_error otherwise); mem_error when the records cannot grow.
+    result<void> add_block(std::uint32_t weak, std::span<const std::uint8_t> strong);
+    /// Reserve room for n records (a hint); mem_error when that much cannot be had.
+    result<void> reserve(std::size_t n);
 
     /// Build the lookup index delta generation needs (rs_build_hash_table).
     /// `keep_duplicates`: needed for the best in-place-safe deltas (job_options).
@@ -85,7 +85,13 @@ std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signat
 /// Parse a whole signature file held in memory.
 result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name = "signature");
 
-/// Make a signature of a whole basis held in memory (sig file bytes).
+/// The parameters `rdelta signature` picks for a basis of `basis_size` bytes in
+/// `format`: the recommended block length for that size and full strong sums.
+/// (A default-constructed sig_params has rdiff's block length for streams, 2048.)
+sig_params recommended_sig_params(std::uint64_t basis_size, sig_format format = {});
+
+/// Make a signature of a whole basis held in memory (sig file bytes); for the
+/// tool's defaults pass recommended_sig_params(basis.size()).
 result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
                                                  const sig_params& params, job_options options = {});
 

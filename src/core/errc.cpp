@@ -1,4 +1,4 @@
-// errc.cpp - librsync's rs_strerror() texts.
+// errc.cpp - librsync's rs_strerror() texts and the std::error_category of errc.
 #include <rdelta/error.hpp>
 
 namespace rdelta {
@@ -20,5 +20,22 @@ const char* errc_text(errc code) noexcept {
     }
     return "unexplained problem";
 }
+
+namespace {
+
+class category final : public std::error_category {
+public:
+    const char* name() const noexcept override { return "rdelta"; }
+    std::string message(int value) const override { return errc_text(static_cast<errc>(value)); }
+};
+
+}  // namespace
+
+const std::error_category& rdelta_category() noexcept {
+    static const category instance;
+    return instance;
+}
+
+std::error_code make_error_code(errc code) noexcept { return {static_cast<int>(code), rdelta_category()}; }
 
 }  // namespace rdelta

@@ -1,5 +1,6 @@
 // format.cpp - magic numbers and rs_sig_args()-compatible parameter resolution.
 #include <rdelta/format.hpp>
+#include <rdelta/signature.hpp>
 
 #include <cinttypes>
 #include <cstdio>
@@ -97,6 +98,15 @@ result<sig_resolution> resolve_sig_params(const sig_request& request) {
     out.params = sig_params{magic_value, static_cast<std::uint32_t>(block_len),
                             static_cast<std::uint32_t>(strong)};
     return out;
+}
+
+sig_params recommended_sig_params(std::uint64_t basis_size, sig_format format) {
+    sig_params params;
+    params.magic = magic_of_format(format);
+    params.block_len = static_cast<std::uint32_t>(recommended_block_len(static_cast<std::int64_t>(
+        std::min<std::uint64_t>(basis_size, static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())))));
+    params.strong_len = static_cast<std::uint32_t>(max_strong_len(format.strong));
+    return params;
 }
 
 }  // namespace rdelta

@@ -105,7 +105,7 @@ private:
             state_ = unit::strong;
             break;
         case unit::strong:
-            out_->add_block(weak_, have_);
+            if (auto added = out_->add_block(weak_, have_); !added) return added;
             ++stats_.sig_blocks;
             state_ = unit::weak;
             break;
@@ -133,7 +133,7 @@ private:
         *out_ = signature(resolved->params);
         // Allocate the records once when the file size is known (a hint: never more
         // than the file can hold, so a lying header cannot make it allocate).
-        if (size_hint_ > 12) out_->reserve(static_cast<std::size_t>((size_hint_ - 12) / (4 + resolved->params.strong_len)));
+        if (size_hint_ > 12) (void)out_->reserve(static_cast<std::size_t>((size_hint_ - 12) / (4 + resolved->params.strong_len)));
         stats_.block_len = block_len_;
         return {};
     }

@@ -12,6 +12,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include <new>
+#include <stdexcept>
+#include <string>
+
 namespace rdelta {
 
 signature::signature(sig_params params) : params_(params) {}
@@ -19,15 +23,30 @@ signature::~signature() = default;
 signature::signature(signature&&) noexcept = default;
 signature& signature::operator=(signature&&) noexcept = default;
 
-void signature::add_block(std::uint32_t weak, std::span<const std::uint8_t> strong) {
-    index_.reset();  // the index points into strong_, which may move
-    weak_.push_back(weak);
-    strong_.insert(strong_.end(), strong.begin(), strong.begin() + params_.strong_len);
+result<void> signature::add_block(std::uint32_t weak, std::span<const std::uint8_t> strong) {
+    if (strong.size() != params_.strong_len)
+        return fail(errc::param_error, "a strong sum of " + std::to_string(strong.size()) + " bytes added to a signature of " +
+                                           std::to_string(params_.strong_len) + "-byte strong sums");
+    try {
+        weak_.push_back(weak);
+        strong_.insert(strong_.end(), strong.begin(), strong.end());
+    } catch (const std::bad_alloc&) {
+        if (strong_.size() % params_.strong_len != 0) strong_.resize(strong_.size() - strong_.size() % params_.strong_len);
+        if (weak_.size() > strong_.size() / params_.strong_len) weak_.pop_back();
+        return fail(errc::mem_error, "out of memory for signature records");
+    }
+    index_.reset();  // the index points into strong_, which may have moved
+    return {};
 }
 
-void signature::reserve(std::size_t n) {
-    weak_.reserve(n);
-    strong_.reserve(n * params_.strong_len);
+result<void> signature::reserve(std::size_t n) {
+    try {
+        weak_.reserve(n);
+        strong_.reserve(n * params_.strong_len);
+    } catch (const std::exception&) {  // bad_alloc, or length_error for absurd n
+        return fail(errc::mem_error, "out of memory for " + std::to_string(n) + " signature records");
+    }
+    return {};
 }
 
 result<void> signature::build_index(bool keep_duplicates) {

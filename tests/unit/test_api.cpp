@@ -1,0 +1,136 @@
+// test_api.cpp - the public API is hard to misuse: sizes are checked, errors
+// convert to std::error_code, defaults are the tool's, and drive_job runs any job.
+#include <doctest/doctest.h>
+
+#include <rdelta/rdelta.hpp>
+
+#include <atomic>
+#include <cstring>
+#include <system_error>
+#include <vector>
+
+using namespace rdelta;
+
+namespace {
+
+std::vector<std::uint8_t> pattern(std::size_t n, unsigned seed) {
+    std::vector<std::uint8_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>((i * 2654435761u + seed) >> 13);
+    return v;
+}
+
+// A byte_source over memory.
+class memory_source final : public byte_source {
+public:
+    explicit memory_source(std::vector<std::uint8_t> data) : data_(std::move(data)) {}
+    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
+        const std::size_t k = std::min(n, data_.size() - at_);
+        std::memcpy(p, data_.data() + at_, k);
+        at_ += k;
+        return k;
+    }
+    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(data_.size()); }
+    const std::string& name() const noexcept override { return name_; }
+
+private:
+    std::vector<std::uint8_t> data_;
+    std::size_t at_ = 0;
+    std::string name_ = "memory";
+};
+
+}  // namespace
+
+TEST_CASE("errc converts to std::error_code") {
+    std::error_code ec = errc::corrupt;
+    CHECK(ec.value() == 106);
+    CHECK(std::string(ec.category().name()) == "rdelta");
+    CHECK(ec.message() == "stream corrupt");
+    CHECK(fail(errc::mem_error, "x").error_code() == make_error_code(errc::mem_error));
+    CHECK(ec != std::error_code(106, std::generic_category()));
+}
+
+TEST_CASE("signature::add_block checks the strong sum's length") {
+    signature sig{sig_params{0x72730147, 1024, 8}};
+    const std::uint8_t eight[8] = {}, four[4] = {}, sixteen[16] = {};
+    CHECK(sig.add_block(1, eight));
+    auto short_sum = sig.add_block(2, four);
+    REQUIRE_FALSE(short_sum);
+    CHECK(short_sum.err().code == errc::param_error);
+    auto long_sum = sig.add_block(3, sixteen);
+    REQUIRE_FALSE(long_sum);
+    CHECK(long_sum.err().code == errc::param_error);
+    CHECK(sig.block_count() == 1);
+    auto huge = sig.reserve(std::size_t{1} << 62);
+    REQUIRE_FALSE(huge);
+    CHECK(huge.err().code == errc::mem_error);
+}
+
+TEST_CASE("defaults are the tool's: recommended parameters, all cores") {
+    CHECK(job_options{}.threads == 0);
+    for (std::uint64_t size : {std::uint64_t{0}, std::uint64_t{1000}, std::uint64_t{1} << 20, std::uint64_t{1} << 40}) {
+        CAPTURE(size);
+        auto resolved = resolve_sig_params({static_cast<std::int64_t>(size), 0, 0, 0});
+        REQUIRE(resolved);
+        const sig_params p = recommended_sig_params(size);
+        CHECK(p.magic == resolved->params.magic);
+        CHECK(p.block_len == resolved->params.block_len);
+        CHECK(p.strong_len == resolved->params.strong_len);
+    }
+    CHECK(recommended_sig_params(1 << 20, {weak_kind::rollsum, strong_kind::md4}).strong_len == 16);
+}
+
+TEST_CASE("drive_job runs signature, delta and patch between sources and sinks") {
+    const auto basis = pattern(300000, 1);
+    auto next = basis;
+    next.insert(next.begin() + 1000, {9, 9, 9});
+    auto collect = [](std::vector<std::uint8_t>& into) {
+        return [&into](std::span<const std::uint8_t> b) -> result<void> {
+            into.insert(into.end(), b.begin(), b.end());
+            return {};
+        };
+    };
+    std::vector<std::uint8_t> sig_bytes, delta, out;
+    int progress_calls = 0;
+    drive_options small;
+    small.chunk = 4096;
+    small.progress = [&](const job_stats&) { ++progress_calls; };
+    auto sj = make_signature_job(recommended_sig_params(basis.size()));
+    memory_source basis_in(basis);
+    REQUIRE(drive_job(*sj, basis_in, collect(sig_bytes), small));
+    CHECK(progress_calls >= 70);
+    CHECK(sig_bytes == *make_signature(basis, recommended_sig_params(basis.size())));
+
+    auto sig = load_signature(sig_bytes);
+    REQUIRE(sig);
+    REQUIRE(sig->build_index());
+    auto dj = make_delta_job(*sig);
+    memory_source next_in(next);
+    REQUIRE(drive_job(*dj, next_in, collect(delta)));
+    memory_basis mb(basis);
+    auto pj = make_patch_job(mb);
+    memory_source delta_in(delta);
+    REQUIRE(drive_job(*pj, delta_in, collect(out)));
+    CHECK(out == next);
+}
+
+TEST_CASE("drive_job can be cancelled, and reports a sink's error") {
+    const auto basis = pattern(1 << 20, 2);
+    drive_options options;
+    options.chunk = 65536;
+    int polls = 0;
+    options.cancelled = [&] { return ++polls == 3; };
+    auto j = make_signature_job(recommended_sig_params(basis.size()));
+    memory_source in(basis);
+    auto r = drive_job(*j, in, [](std::span<const std::uint8_t>) -> result<void> { return {}; }, options);
+    REQUIRE_FALSE(r);
+    CHECK(r.err().code == errc::io_error);
+    CHECK(r.err().message.find("cancelled") != std::string::npos);
+
+    auto j2 = make_signature_job(recommended_sig_params(basis.size()));
+    memory_source in2(basis);
+    auto full = drive_job(*j2, in2, [](std::span<const std::uint8_t>) -> result<void> {
+        return fail(errc::io_error, "out: No space left on device");
+    });
+    REQUIRE_FALSE(full);
+    CHECK(full.err().message == "out: No space left on device");
+}
