@@ -4,9 +4,11 @@
 # library (checking its SONAME), pkg-config --static, CMake's find_package(rdelta)
 # with the shared library, and with RDELTA_USE_STATIC_LIBS. Each program runs a
 # signature, delta, patch round trip.
-# Usage: consumer_check.sh BUILD_DIR. Prints 'N passed, M failed'.
+# The example programs (examples/) are built the same way and run.
+# Usage: consumer_check.sh BUILD_DIR SOURCE_DIR. Prints 'N passed, M failed'.
 set -u
 build=$(cd "$1" && pwd)
+source_dir=$(cd "$2" && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 passed=0 failed=0
@@ -62,6 +64,13 @@ for mode in shared static; do
   fi
   LD_LIBRARY_PATH=$libdir "$exe" && ok || ko "run pkg-config $mode program"
 done
+
+# The library guide's examples, from the installed headers and pkg-config alone.
+for example in "$source_dir"/examples/*.cpp; do
+  exe="$stage/$(basename "$example" .cpp)"
+  if c++ -std=c++20 -Wall -Werror -o "$exe" "$example" $(pc --cflags --libs); then ok; else ko "build $example with pkg-config"; fi
+done
+LD_LIBRARY_PATH=$libdir "$stage/streaming_service" >/dev/null && ok || ko "run streaming_service from the install"
 
 if command -v cmake >/dev/null; then
   cat > "$stage/src/CMakeLists.txt" <<'CMAKE'
