@@ -4,6 +4,7 @@
 #include "commands.hpp"
 
 #include "benchmark_command.hpp"
+#include "info_command.hpp"
 #include "compression.hpp"
 #include "preflight.hpp"
 #include "exit_codes.hpp"
@@ -385,6 +386,7 @@ int run_command(const request& req, const invocation& inv) {
     case action::delta: return delta_command(req, inv);
     case action::patch: return patch_command(req, inv);
     case action::benchmark: return benchmark_command(req, inv);
+    case action::info: return info_command(req, inv);
     case action::recover: return recover_command(req, inv);
     case action::none: break;
     }

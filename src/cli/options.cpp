@@ -95,7 +95,8 @@ option_table::option_table() {
         ("bzip2,i", level_arg(), level_help(codec::bzip2).c_str())
         ("zstd", level_arg(), level_help(codec::zstd).c_str())
         ("ultra", "zstd: allow levels 20 to 22 (much more memory)")
-        ("json", "benchmark: print the table as JSON");
+        ("json", "benchmark, info: print JSON")
+        ("check", "info: only validate the file (exit status and one line)");
     // Accepted but not listed, as in rdiff.
     hidden.add_options()
         (",h", "Show this help message")
@@ -337,6 +338,8 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.nocache = true;
     } else if (key == "no-sparse") {
         req_.sparse = false;
+    } else if (key == "check") {
+        req_.check = true;
     } else if (key == "json") {
         req_.json = true;
     } else if (key == "ultra") {
@@ -404,6 +407,7 @@ action match_action(std::string_view word, bool as_rdiff) {
     if (std::string_view("delta").starts_with(word)) return action::delta;
     if (std::string_view("patch").starts_with(word)) return action::patch;
     if (!as_rdiff && word.size() >= 2 && std::string_view("benchmark").starts_with(word)) return action::benchmark;
+    if (!as_rdiff && !word.empty() && std::string_view("info").starts_with(word)) return action::info;
     if (!as_rdiff && std::string_view("recover").starts_with(word)) return action::recover;
     return action::none;
 }
@@ -421,6 +425,7 @@ void command_line::resolve_action() {
         fail("Usage for delta: " + prog + " [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]");
     if (req_.act == action::patch && req_.files.empty())
         fail("Usage for patch: " + prog + " [OPTIONS] patch BASIS [DELTA [NEW]]");
+    if (req_.act == action::info && req_.files.empty()) fail("Usage for info: " + prog + " info [--check] [--json] FILE");
     if (req_.act == action::recover && req_.files.empty()) fail("Usage for recover: " + prog + " recover IMAGE");
 }
 
@@ -463,7 +468,9 @@ std::string usage_lines(const std::string& prog) {
     return "Usage: " + prog + " [OPTIONS] signature [BASIS [SIGNATURE]]\n" +
            indent + "[OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n" +
            indent + "[OPTIONS] patch BASIS [DELTA [NEWFILE]]\n" +
-           (prog == "rdelta" ? indent + "[OPTIONS] recover IMAGE\n" + indent + "benchmark [--json]\n" : std::string());
+           (prog == "rdelta" ? indent + "[OPTIONS] recover IMAGE\n" + indent + "info [--check] [--json] FILE\n" + indent +
+                                  "benchmark [--json]\n"
+                            : std::string());
 }
 
 constexpr std::string_view version_body =

@@ -15,7 +15,7 @@
 
 namespace rdelta::cli {
 
-enum class action { none, signature, delta, patch, benchmark, recover };  // the last two: rdelta only
+enum class action { none, signature, delta, patch, benchmark, recover, info };  // the last three: rdelta only
 
 /// Everything the command line asked for. Numbers are as given (not validated
 /// beyond being integers in rdiff's `int` range); names of hash/rollsum are raw
@@ -53,7 +53,8 @@ struct request {
     codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
     int compression_level = 0;         ///< its LEVEL (the codec's default when none was attached)
     bool ultra = false;                ///< --ultra: zstd levels 20 to 22 allowed
-    bool json = false;                 ///< --json: machine-readable output (benchmark)
+    bool json = false;                 ///< --json: machine-readable output (benchmark, info)
+    bool check = false;                ///< --check: info only validates the file
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".

@@ -18,6 +18,7 @@ const char* action_name(action a) {
     case action::patch: return "patch";
     case action::benchmark: return "benchmark";
     case action::recover: return "recover";
+    case action::info: return "info";
     case action::none: break;
     }
     return "";
@@ -38,6 +39,7 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
         return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"}, {req.json, "--json"},
                 {req.no_checksum, "--no-checksum"}, {!req.journal && !req.in_place, "--no-journal without --in-place"}};
     case action::benchmark:
+    case action::info:
     case action::recover: return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
                                    {req.no_checksum, "--no-checksum"}, {!req.journal, "--no-journal"}};
     case action::none: break;
@@ -48,6 +50,7 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
 }  // namespace
 
 std::optional<std::string> misapplied_option(const request& req) {
+    if (req.check && req.act != action::info) return std::string("--check does not apply to ") + action_name(req.act);
     if (req.compression == codec::zstd && req.compression_level > 19 && !req.ultra)
         return "zstd levels above 19 need --ultra (they use much more memory)";
     for (const auto& [given, name] : options_foreign_to(req))

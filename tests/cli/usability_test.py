@@ -95,6 +95,53 @@ def benchmark_cases(rdelta, rdiff):
     check(r.returncode == 101 and "--json does not apply" in r.stderr, "--json is for benchmark")
 
 
+def info_cases(rdelta, rdiff):
+    """rdelta info describes and validates signatures and deltas, compressed or not."""
+    import json
+    with open("b", "wb") as f:
+        data = open("a", "rb").read()
+        f.write(data[:40000] + os.urandom(5000) + data[40000:])
+    subprocess.run([rdelta, "signature", "-b", "1024", "-S", "8", "-H", "md4", "a", "i.sig"], check=True)
+    subprocess.run([rdelta, "delta", "--in-place-safe", "i.sig", "b", "i.delta"], check=True)
+    subprocess.run([rdelta, "delta", "--zstd", "i.sig", "b", "i.delta.zst"], check=True)
+    r = run(rdelta, "info", "--json", "i.sig")
+    info = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(info.get("kind") == "signature" and info.get("block_length") == 1024 and info.get("strong_length") == 8
+          and info.get("strong") == "md4" and info.get("blocks") == (100000 + 1023) // 1024,
+          f"info on a signature: {r.stdout!r} {r.stderr!r}")
+    r = run(rdelta, "info", "--json", "i.delta")
+    info = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(info.get("kind") == "delta" and info.get("new_file_bytes") == 105000 and info.get("checksum_trailer") is True
+          and info.get("delta_bytes") == os.path.getsize("i.delta")
+          and info.get("literal_bytes", 0) + info.get("copy_bytes", 0) == 105000, f"info on a delta: {r.stdout!r}")
+    r = run(rdelta, "info", "--json", "i.delta.zst")
+    info = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(info.get("compression") == "zstd" and info.get("checksum_trailer") is False and info.get("new_file_bytes") == 105000,
+          f"info on a zstd delta: {r.stdout!r}")
+    r = run(rdelta, "info", "i.delta")
+    check(r.returncode == 0 and "new file       105000 bytes" in r.stdout and "trailer" in r.stdout, f"info text: {r.stdout!r}")
+    r = run(rdelta, "info", "--check", "i.delta")
+    check(r.returncode == 0 and r.stdout == "i.delta: valid delta\n", f"info --check: {r.stdout!r}")
+    whole = open("i.delta", "rb").read()
+    for cut, code in ((3, 103), (len(whole) // 2, 103)):
+        with open("cut.delta", "wb") as f:
+            f.write(whole[:cut])
+        r = run(rdelta, "info", "--check", "cut.delta")
+        check(r.returncode == code and "cut.delta" in r.stderr, f"info --check on a delta cut at {cut}: {r.returncode} {r.stderr!r}")
+    bad = bytearray(whole)
+    bad[4] = 0x60  # a reserved opcode
+    with open("bad.delta", "wb") as f:
+        f.write(bad)
+    r = run(rdelta, "info", "--check", "bad.delta")
+    check(r.returncode == 106, f"info --check on a corrupt delta: {r.returncode} {r.stderr!r}")
+    r = run(rdelta, "info", "--check", "a")
+    check(r.returncode == 104 and "not a signature or a delta" in r.stderr, f"info on data: {r.returncode} {r.stderr!r}")
+    r = run(rdiff, "info", "i.sig")
+    check(r.returncode == 101, "rdiff has no info action")
+    r = run(rdelta, "--check", "signature", "a", "x.sig")
+    check(r.returncode == 101 and "--check does not apply" in r.stderr, "--check is for info")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
@@ -143,6 +190,7 @@ def main():
 
     zstd_cases(rdelta)
     benchmark_cases(rdelta, rdiff)
+    info_cases(rdelta, rdiff)
     os.chdir("/")
     shutil.rmtree(work)
     print(f"{passed} passed, {failed} failed")

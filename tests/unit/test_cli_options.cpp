@@ -359,6 +359,7 @@ TEST_CASE("help text: rdelta's lists every option") {
                            "              [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n"
                            "              [OPTIONS] patch BASIS [DELTA [NEWFILE]]\n"
                            "              [OPTIONS] recover IMAGE\n"
+                           "              info [--check] [--json] FILE\n"
                            "              benchmark [--json]\n\n"));
     // Everything rdiff lists, in the same layout...
     const std::string rdiff_options = help_text(true).substr(help_text(true).find("Options:"));
