@@ -90,7 +90,7 @@ double now_seconds() {
 // Statistics of one job, printed when -s is given.
 class stats_printer {
 public:
-    stats_printer(const request& req, const invocation& inv) : enabled_(req.statistics), inv_(inv) {}
+    stats_printer(const request& req, const invocation& inv) : enabled_(req.statistics), json_(req.json), inv_(inv) {}
     void start() { start_ = std::time(nullptr), start_precise_ = now_seconds(); }
     void job_done(const job_stats& s) const {
         if (enabled_) std::fprintf(stderr, "librsync: %s\n", format_stats(s, start_, std::time(nullptr)).c_str());
@@ -110,8 +110,23 @@ public:
                      static_cast<double>(ru.ru_maxrss) / 1024.0, static_cast<double>(bytes_read()) / 1048576.0);
     }
 
+    // --json: one object on stderr for scripts, whatever -s says.
+    void json(const job_stats& s) const {
+        if (!json_) return;
+        const double secs = now_seconds() - start_precise_;
+        rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        std::fprintf(stderr,
+                     "{\"command\": \"%s\", \"in_bytes\": %" PRId64 ", \"out_bytes\": %" PRId64
+                     ", \"literal_commands\": %" PRId64 ", \"literal_bytes\": %" PRId64 ", \"copy_commands\": %" PRId64
+                     ", \"copy_bytes\": %" PRId64 ", \"blocks\": %" PRId64 ", \"elapsed_s\": %.3f, \"peak_rss_bytes\": %lld"
+                     ", \"read_bytes\": %" PRId64 "}\n",
+                     s.op, s.in_bytes, s.out_bytes, s.lit_cmds, s.lit_bytes, s.copy_cmds, s.copy_bytes, s.sig_blocks, secs,
+                     static_cast<long long>(ru.ru_maxrss) * 1024, bytes_read());
+    }
+
 private:
-    bool enabled_;
+    bool enabled_, json_;
     const invocation& inv_;
     std::time_t start_ = 0;
     double start_precise_ = 0;
@@ -129,9 +144,9 @@ result<void> drive(job& j, byte_source& in, const byte_sink& out, std::size_t ch
 }
 
 // Put a finished output in place; say which attributes of a replaced file were lost.
-int publish(output_file& out, const invocation& inv) {
+int publish(output_file& out, const invocation& inv, bool quiet) {
     if (auto committed = out.commit(); !committed) return report(inv, committed.err());
-    if (!out.warning().empty())
+    if (!out.warning().empty() && !quiet)
         std::fprintf(stderr, "%s: warning: %s: extended attributes not kept: %s\n", inv.prog.c_str(),
                      out.name().c_str(), out.warning().c_str());
     return exit_success;
@@ -165,6 +180,7 @@ int check_sizes(const request& req, const invocation& inv) {
 
 std::unique_ptr<progress_meter> make_meter(const request& req, const invocation& inv, const char* label,
                                            std::int64_t total) {
+    if (req.quiet) return std::make_unique<progress_meter>(false, label, total);
     const bool forced = req.progress.value_or(false);
     return std::make_unique<progress_meter>(progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr),
                                             label, total);
@@ -188,7 +204,7 @@ int signature_command(const request& req, const invocation& inv) {
     auto resolved = resolve_sig_params({in->whole_size(), magic_of_format(format),
                                         static_cast<std::uint64_t>(req.block_size), req.sum_size});
     if (!resolved) return report(inv, resolved.err());
-    if (!resolved->warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", inv.prog.c_str(), resolved->warning.c_str());
+    if (!resolved->warning.empty() && !req.quiet) std::fprintf(stderr, "%s: warning: %s\n", inv.prog.c_str(), resolved->warning.c_str());
     const sig_params params = resolved->params;
     if (req.verbose && !inv.as_rdiff)
         std::fprintf(stderr, "%s: signature: magic %#x, block length %u, strong sum length %u\n", inv.prog.c_str(),
@@ -228,9 +244,11 @@ int signature_command(const request& req, const invocation& inv) {
     }
     meter->finish();
     if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
-    if (int rc = publish(*out, inv)) return rc;
+    if (int rc = publish(*out, inv, req.quiet)) return rc;
     stats.job_done(done_stats);
+    meter->summary(done_stats.in_bytes);
     stats.summary(done_stats.in_bytes);
+    stats.json(done_stats);
     return exit_success;
 }
 
@@ -297,9 +315,11 @@ int delta_command(const request& req, const invocation& inv) {
     if (!made) return report(inv, made.err());
     stats.line(format_match_stats(*made));
     if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
-    if (int rc = publish(*out, inv)) return rc;
+    if (int rc = publish(*out, inv, req.quiet)) return rc;
     stats.job_done(*made);
+    meter->summary(made->in_bytes);
     stats.summary(made->in_bytes);
+    stats.json(*made);
     return exit_success;
 }
 
@@ -333,9 +353,12 @@ int patch_command(const request& req, const invocation& inv) {
     out->set_durable(req.durable);
     stats_printer stats(req, inv);
     stats.start();
-    auto meter = make_meter(req, inv, "patch (output)", -1);
     auto delta_in = decompressing_reader::open(*delta_file);  // the delta may be compressed
     if (!delta_in) return report(inv, delta_in.err());
+    // Progress counts the delta read against its size when that is known (an
+    // uncompressed file), else the bytes written.
+    const bool by_delta = delta_in->size_hint() > 0;
+    auto meter = make_meter(req, inv, by_delta ? "patch" : "patch (output)", by_delta ? delta_in->size_hint() : -1);
     file_basis basis(*basis_in, file_basis::origin::file_start);  // rdiff seeks to absolute positions
     patch_options options;
     options.delta_name = delta_in->name();
@@ -347,7 +370,7 @@ int patch_command(const request& req, const invocation& inv) {
     if (out->can_read_back())
         options.take_trailer = [&](std::span<const std::uint8_t> t) { trailer.assign(t.begin(), t.end()); };
     auto j = make_patch_job(basis, options);
-    auto done = drive(*j, *delta_in, sink_to(*out), default_chunk, meter.get(), true);
+    auto done = drive(*j, *delta_in, sink_to(*out), default_chunk, meter.get(), !by_delta);
     meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
     if (!done) return report(inv, done.err());
@@ -356,11 +379,13 @@ int patch_command(const request& req, const invocation& inv) {
         auto checked = verify_trailer(trailer, written, static_cast<std::uint64_t>(j->stats().out_bytes), options.delta_name);
         if (!checked) return report(inv, checked.err());
     }
-    if (int rc = publish(*out, inv)) return rc;
+    if (int rc = publish(*out, inv, req.quiet)) return rc;
     if (req.verify)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
                      inv.prog.c_str(), out->name().c_str(), j->stats().out_bytes);
+    meter->summary(j->stats().out_bytes);
     stats.summary(j->stats().in_bytes);
+    stats.json(j->stats());
     return exit_success;
 }
 

@@ -74,7 +74,7 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     if (req.max_output > 0) options.patch.max_output = static_cast<std::uint64_t>(req.max_output);
     options.journal = req.journal ? journal->get() : nullptr;
     const bool forced = req.progress.value_or(false);
-    const bool show = progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr);
+    const bool show = !req.quiet && progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr);
     std::unique_ptr<progress_meter> meter;  // its total is known after the check pass
     options.progress = [&](std::uint64_t done, std::uint64_t total) {
         if (!meter) meter = std::make_unique<progress_meter>(show, "patch --in-place", static_cast<std::int64_t>(total));
@@ -95,14 +95,22 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
         options.patch.delta_name = (*probe)->name();
     }
     auto done = patch_in_place(*opener, *image, options);
-    if (meter) meter->finish();
+    if (meter) done ? meter->summary(done->job.out_bytes) : meter->finish();
     if (!done) return report(inv, done.err());
-    if (!done->has_trailer)
+    if (!done->has_trailer && !req.quiet)
         std::fprintf(stderr, "%s: warning: %s has no checksum trailer: the patched %s cannot be verified\n",
                      inv.prog.c_str(), options.patch.delta_name.c_str(), image->name().c_str());
     if (req.verify)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
                      inv.prog.c_str(), image->name().c_str(), done->job.out_bytes);
+    if (req.json)
+        std::fprintf(stderr,
+                     "{\"command\": \"patch --in-place\", \"in_bytes\": %" PRId64 ", \"out_bytes\": %" PRId64
+                     ", \"image_bytes_written\": %" PRIu64 ", \"journal_bytes_written\": %" PRIu64 ", \"syncs\": %" PRIu64
+                     ", \"verified\": %s, \"elapsed_s\": %.3f}\n",
+                     done->job.in_bytes, done->job.out_bytes, done->image_bytes_written, done->journal_bytes_written,
+                     done->syncs, done->has_trailer ? "true" : "false",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (req.statistics) {
         std::fprintf(stderr, "librsync: %s\n", format_stats(done->job, start_time, std::time(nullptr)).c_str());
         if (!inv.as_rdiff) {

@@ -95,7 +95,8 @@ option_table::option_table() {
         ("bzip2,i", level_arg(), level_help(codec::bzip2).c_str())
         ("zstd", level_arg(), level_help(codec::zstd).c_str())
         ("ultra", "zstd: allow levels 20 to 22 (much more memory)")
-        ("json", "benchmark, info: print JSON")
+        ("json", "signature, delta, patch: statistics as JSON on stderr; benchmark, info: print JSON")
+        ("quiet,q", "No progress line, summary or warnings")
         ("check", "info: only validate the file (exit status and one line)");
     // Accepted but not listed, as in rdiff.
     hidden.add_options()
@@ -338,6 +339,8 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.nocache = true;
     } else if (key == "no-sparse") {
         req_.sparse = false;
+    } else if (key == "quiet") {
+        req_.quiet = true;
     } else if (key == "check") {
         req_.check = true;
     } else if (key == "json") {

@@ -53,8 +53,9 @@ struct request {
     codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
     int compression_level = 0;         ///< its LEVEL (the codec's default when none was attached)
     bool ultra = false;                ///< --ultra: zstd levels 20 to 22 allowed
-    bool json = false;                 ///< --json: machine-readable output (benchmark, info)
+    bool json = false;                 ///< --json: machine-readable output (benchmark, info; statistics of the others)
     bool check = false;                ///< --check: info only validates the file
+    bool quiet = false;                ///< -q, --quiet: no progress line, summary or warnings
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".

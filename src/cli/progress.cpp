@@ -26,7 +26,7 @@ bool progress_wanted(bool as_rdiff, const bool* forced) {
 }
 
 progress_meter::progress_meter(bool enabled, std::string label, std::int64_t total)
-    : enabled_(enabled), label_(std::move(label)), total_(total),
+    : enabled_(enabled), shown_(enabled), label_(std::move(label)), total_(total),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 progress_meter::~progress_meter() { finish(); }
@@ -58,6 +58,15 @@ void progress_meter::draw(std::int64_t done, double elapsed) {
     std::fputs(line.c_str(), stderr);
     std::fflush(stderr);
     drawn_ = true;
+}
+
+void progress_meter::summary(std::int64_t done) {
+    finish();
+    if (!shown_) return;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "%s: %s in %.1f s (%s/s)\n", label_.c_str(), human_bytes(static_cast<double>(done)).c_str(), secs,
+                 human_bytes(secs > 0 ? static_cast<double>(done) / secs : 0).c_str());
+    shown_ = false;
 }
 
 void progress_meter::finish() {

@@ -20,11 +20,15 @@ public:
     void update(std::int64_t done);
     /// Erase the line (also done by the destructor).
     void finish();
+    /// After a successful run, a meter that was shown leaves one summary line:
+    /// "LABEL: N bytes in T s (R/s)".
+    void summary(std::int64_t done);
 
 private:
     void draw(std::int64_t done, double elapsed);
 
     bool enabled_;
+    bool shown_;  // enabled when made: a summary line is due at the end
     bool drawn_ = false;
     std::string label_;
     std::int64_t total_;

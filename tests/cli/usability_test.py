@@ -91,8 +91,6 @@ def benchmark_cases(rdelta, rdiff):
           "benchmark stops at the forced level")
     r = run(rdiff, "benchmark")
     check(r.returncode == 101, "rdiff has no benchmark action")
-    r = run(rdelta, "--json", "signature", "a", "sj")
-    check(r.returncode == 101 and "--json does not apply" in r.stderr, "--json is for benchmark")
 
 
 def info_cases(rdelta, rdiff):
@@ -140,6 +138,37 @@ def info_cases(rdelta, rdiff):
     check(r.returncode == 101, "rdiff has no info action")
     r = run(rdelta, "--check", "signature", "a", "x.sig")
     check(r.returncode == 101 and "--check does not apply" in r.stderr, "--check is for info")
+
+
+def reporting_cases(rdelta, rdiff):
+    """--json statistics, -q, the summary line that ends a progress line."""
+    import json
+    r = run(rdelta, "--json", "signature", "a", "j.sig")
+    line = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "{}"
+    stats = json.loads(line)
+    check(r.returncode == 0 and stats.get("command") == "signature" and stats.get("in_bytes") == 100000
+          and stats.get("out_bytes") == os.path.getsize("j.sig"), f"signature --json: {r.stderr!r}")
+    r = run(rdelta, "--json", "delta", "j.sig", "b", "j.delta")
+    stats = json.loads(r.stderr.strip().splitlines()[-1])
+    check(r.returncode == 0 and stats.get("command") == "delta" and stats.get("copy_bytes", 0) > 0, f"delta --json: {r.stderr!r}")
+    r = run(rdelta, "--json", "patch", "a", "j.delta", "j.out")
+    stats = json.loads(r.stderr.strip().splitlines()[-1])
+    check(r.returncode == 0 and stats.get("command") == "patch" and stats.get("out_bytes") == os.path.getsize("b"),
+          f"patch --json: {r.stderr!r}")
+    r = run(rdelta, "--progress", "delta", "j.sig", "b", "p.delta")
+    check(r.returncode == 0 and "delta: " in r.stderr and " in " in r.stderr and r.stderr.endswith("/s)\n"),
+          f"a progress line ends with a summary line: {r.stderr!r}")
+    r = run(rdelta, "--progress", "-q", "delta", "j.sig", "b", "q.delta")
+    check(r.returncode == 0 and r.stderr == "", f"-q silences progress and summary: {r.stderr!r}")
+    subprocess.run([rdelta, "delta", "--in-place-safe", "--no-checksum", "j.sig", "b", "nock.delta"], check=True)
+    for quiet in (False, True):
+        with open("img", "wb") as f:
+            f.write(open("a", "rb").read())
+        r = run(rdelta, *(["-q"] if quiet else []), "patch", "--in-place", "img", "nock.delta")
+        warned = "cannot be verified" in r.stderr
+        check(r.returncode == 0 and warned != quiet, f"in-place warning {'hidden by -q' if quiet else 'shown'}: {r.stderr!r}")
+    r = run(rdiff, "-q", "signature", "a", "rq.sig")
+    check(r.returncode == 101 and not os.path.exists("rq.sig"), "rdiff has no -q")
 
 
 def main():
@@ -191,6 +220,7 @@ def main():
     zstd_cases(rdelta)
     benchmark_cases(rdelta, rdiff)
     info_cases(rdelta, rdiff)
+    reporting_cases(rdelta, rdiff)
     os.chdir("/")
     shutil.rmtree(work)
     print(f"{passed} passed, {failed} failed")
