@@ -144,6 +144,7 @@ int check_sizes(const request& req, const invocation& inv) {
         return report_usage(inv, "Buffer sizes (-I, -O) must not be negative.");
     if (req.threads < 0 || req.threads > 1024) return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
     if (req.max_output < 0) return report_usage(inv, "--max-output must not be negative.");
+    if (req.max_strong_work < -1) return report_usage(inv, "--max-strong-work must not be negative.");
     return exit_success;
 }
 
@@ -262,7 +263,10 @@ int delta_command(const request& req, const invocation& inv) {
     auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out));
     if (!packed) return report(inv, packed.err());
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
-    const job_options options{static_cast<unsigned>(req.threads), req.checksum, req.in_place_safe};
+    job_options options{static_cast<unsigned>(req.threads), req.checksum, req.in_place_safe};
+    // rdiff has no work budget; rdelta's default is the library's.
+    if (inv.as_rdiff) options.max_strong_work = 0;
+    else if (req.max_strong_work >= 0) options.max_strong_work = static_cast<std::uint64_t>(req.max_strong_work);
     auto made = sig.block_count() > 0 && new_in->regular_size() >= 0
                     ? delta_of_file(sig, *new_in, options, *packed, *meter)
                     : delta_of_stream(sig, *new_in, options, req, *packed, *meter);

@@ -9,6 +9,7 @@
 
 #include "block_index.hpp"
 #include "weak_sum.hpp"
+#include "work_budget.hpp"
 #include "../hash/strong_sum.hpp"
 
 #include <rdelta/format.hpp>
@@ -32,9 +33,9 @@ class window_search {
 
 public:
     window_search(const block_index& index, std::size_t block_len, strong_kind strong, job_stats& stats,
-                  bool in_place_safe = false, std::uint64_t base = 0)
-        : index_(index), block_len_(block_len), strong_(strong), stats_(stats), in_place_safe_(in_place_safe),
-          base_(base) {}
+                  work_budget& budget, bool in_place_safe = false, std::uint64_t base = 0)
+        : index_(index), block_len_(block_len), strong_(strong), stats_(stats), budget_(budget),
+          in_place_safe_(in_place_safe), base_(base) {}
 
     /// Offset in the new file of position 0 of the data passed in.
     std::uint64_t base() const noexcept { return base_; }
@@ -55,6 +56,8 @@ public:
             // past `limit`: the next call over the same data uses them).
             const std::size_t ahead = std::min<std::size_t>(batch_windows, (end - p) / bl);
             const std::int64_t block = lookup(d + p, bl, ahead, p);
+            // Over budget the job fails: every later window counts as a miss.
+            if (budget_.exceeded()) return {limit, -1};
             if (block >= 0) {
                 weak_.count = 0;
                 predicted_ = d + p + bl;
@@ -94,6 +97,9 @@ public:
 
     /// The bytes at previously seen addresses may have changed (a new call).
     void forget_data() noexcept { cached_ = 0, predicted_ = nullptr; }
+
+    /// Whether the search stopped because the work budget ran out.
+    bool over_budget() const noexcept { return budget_.exceeded(); }
 
     /// The rolling weak sum: count 0 means "recompute at the next window".
     weak_state& weak() noexcept { return weak_; }
@@ -135,7 +141,7 @@ private:
     const std::uint8_t* zero_digest_of(const std::uint8_t* zeros) {
         if (!zero_digest_ready_) {
             strong_sum(strong_, zeros, block_len_, zero_digest_);
-            ++stats_.strong_calcs;
+            count_strong(1, block_len_);
             zero_digest_ready_ = true;
         }
         return zero_digest_;
@@ -156,13 +162,19 @@ private:
         }
         if (len == bl && window == predicted_ && ahead > 1) {
             strong_sum_many(strong_, window, bl, ahead, cache_);
-            stats_.strong_calcs += static_cast<std::int64_t>(ahead);
+            count_strong(ahead, ahead * bl);
             cache_start_ = window, cached_ = ahead;
             return cache_;
         }
-        ++stats_.strong_calcs;
+        count_strong(1, len);
         strong_sum(strong_, window, len, digest_);
         return digest_;
+    }
+
+    void count_strong(std::size_t sums, std::size_t bytes) noexcept {
+        stats_.strong_calcs += static_cast<std::int64_t>(sums);
+        stats_.strong_bytes += static_cast<std::int64_t>(bytes);
+        budget_.charge(bytes);
     }
 
     static constexpr std::size_t batch_windows = 8;
@@ -170,6 +182,7 @@ private:
     const std::size_t block_len_;
     const strong_kind strong_;
     job_stats& stats_;
+    work_budget& budget_;
     const bool in_place_safe_;
     std::uint64_t base_;
     weak_state weak_;
