@@ -9,6 +9,7 @@
 
 #include "block_index.hpp"
 #include "weak_sum.hpp"
+#include "window_memo.hpp"
 #include "work_budget.hpp"
 #include "../hash/strong_sum.hpp"
 
@@ -96,7 +97,10 @@ public:
     }
 
     /// The bytes at previously seen addresses may have changed (a new call).
-    void forget_data() noexcept { cached_ = 0, predicted_ = nullptr; }
+    void forget_data() noexcept {
+        cached_ = 0, predicted_ = nullptr;
+        memo_.clear();
+    }
 
     /// Whether the search stopped because the work budget ran out.
     bool over_budget() const noexcept { return budget_.exceeded(); }
@@ -125,15 +129,24 @@ private:
     std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead, std::size_t pos) {
         ++stats_.searches;
         const std::uint32_t key = weak_key<Kind>(weak_.digest());
-        bool key_found = false;
         // In-place-safe: only blocks starting at or after this window's offset.
         const std::uint64_t min_block = in_place_safe_ ? (base_ + pos + block_len_ - 1) / block_len_ : 0;
-        const std::int64_t block = index_.find(key, [&] {
-            key_found = true;
-            return strong_of(window, len, ahead);
-        }, min_block);
-        stats_.weak_hits += key_found;
+        if (len == block_len_) {
+            if (const window_memo::entry* same = memo_.find(window, key, len)) {
+                ++stats_.weak_hits;  // its key was found for the earlier window
+                // Equal windows miss alike: min_block only grows with the position.
+                if (same->missed) return -1;
+                const std::int64_t block = index_.find(key, [&] { return static_cast<const std::uint8_t*>(same->digest); },
+                                                       min_block);
+                stats_.matches += block >= 0;
+                return block;
+            }
+        }
+        const std::uint8_t* digest = nullptr;
+        const std::int64_t block = index_.find(key, [&] { return digest = strong_of(window, len, ahead); }, min_block);
+        stats_.weak_hits += digest != nullptr;
         stats_.matches += block >= 0;
+        if (digest && len == block_len_) memo_.remember(window, key, digest, block < 0);
         return block;
     }
 
@@ -195,6 +208,7 @@ private:
     bool zero_digest_ready_ = false;
     std::uint32_t zero_key_ = 0;
     std::uint8_t zero_digest_[digest_stride];
+    window_memo memo_;  // recent windows' digests, for windows equal to them
 };
 
 }  // namespace rdelta::detail

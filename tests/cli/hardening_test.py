@@ -68,6 +68,21 @@ def check_work_budget(rdelta):
     check(r.returncode == 0 and os.path.exists("out"), f"--max-strong-work=2000: exit {r.returncode}")
     if os.path.exists("out"):
         os.remove("out")
+    # The 48-byte signature (1 MiB blocks, the weak sum of 'A' x 1 MiB, a wrong strong
+    # sum) against 4 MiB of 'A': every window is equal, so one is hashed; all literal.
+    with open("runA", "wb") as f:
+        f.write(b"A" * (4 << 20))
+    with open("runA.sig", "wb") as f:
+        f.write(crafted_signature(rabinkarp_windows(b"A" * block, block, 1), block))
+    start = time.monotonic()
+    r = subprocess.run([rdelta, "delta", "runA.sig", "runA", "out"], capture_output=True)
+    took = time.monotonic() - start
+    check(r.returncode == 0 and took < 5, f"a run against a crafted signature: exit {r.returncode}, {took:.1f} s")
+    r = subprocess.run([rdelta, "patch", "basis", "out", "runA.out"], capture_output=True)
+    check(r.returncode == 0 and open("runA.out", "rb").read() == b"A" * (4 << 20), "run delta round trip")
+    for name in ("runA", "runA.sig", "runA.out", "out"):
+        if os.path.exists(name):
+            os.remove(name)
     # Under the name rdiff the option does not exist.
     os.symlink(rdelta, "rdiff")
     r = subprocess.run(["./rdiff", "--max-strong-work=1", "delta", "crafted.sig", "attacked", "out"],
