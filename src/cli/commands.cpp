@@ -27,7 +27,6 @@ namespace rdelta::cli {
 namespace {
 
 constexpr std::size_t default_chunk = std::size_t{8} << 20;
-constexpr std::size_t max_chunk = std::size_t{128} << 20;
 // rdiff 2.3.2 cannot load signatures with larger blocks (4 x block_len overflows an int).
 constexpr std::int64_t max_block_size = 536870911;
 
@@ -228,7 +227,7 @@ result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_op
 result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, job_options options, const request& req,
                                   compressing_writer& out, progress_meter& meter) {
     auto j = make_delta_job(sig, options);
-    const std::size_t chunk = sig.block_count() > 0 ? std::clamp<std::size_t>(std::size_t{64} * sig.params().block_len, default_chunk, max_chunk)
+    const std::size_t chunk = sig.block_count() > 0 ? delta_chunk_size(sig, options.threads)
                               : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
                                                     : sig.params().block_len;
     if (auto done = drive(*j, new_in, sink_to(out), chunk, &meter); !done) return std::move(done).err();

@@ -152,11 +152,16 @@ private:
     }
 
     void scan_input(const std::uint8_t* in, std::size_t n) {
+        // The most this input can produce: all literal (3 command bytes per run) or
+        // one COPY per block, and what is pending from before.
+        const std::size_t pending = carry_.size() + n;
+        out_.expect(pending + 3 * (pending / max_literal_run + 2) + 17 * (pending / block_len_ + 2));
         if (!carry_.empty()) {
             // Join the carried bytes with enough input that the scan moves past
             // all of them: a literal run is at most 32768 bytes behind the window.
             const std::size_t carried = carry_.size();
             const std::size_t take = std::min(n, block_len_ + max_literal_run + 64);
+            carry_.reserve(carried + take);  // exactly: blocks can be hundreds of MiB
             carry_.insert(carry_.end(), in, in + take);
             matcher_.scan_full(carry_.data(), carry_.size());
             if (take == n) {
@@ -166,10 +171,8 @@ private:
             matcher_.rebase(carried);  // now relative to `in`
             carry_.clear();
         }
-        // Enough work per core to amortise the stitching at segment boundaries.
-        const std::size_t min_segment = std::max<std::size_t>(std::size_t{1} << 20, 16 * block_len_);
         const std::size_t pos = matcher_.position();  // may already be past n - block_len
-        if (threads_ > 1 && pos + block_len_ < n && n - block_len_ - pos >= threads_ * min_segment)
+        if (threads_ > 1 && pos + block_len_ < n && n - block_len_ - pos >= threads_ * detail::min_segment(block_len_))
             detail::scan_parallel(matcher_, index_, block_len_, strong_, in, n, threads_, stats_, budget_);
         else
             matcher_.scan_full(in, n);
@@ -223,6 +226,13 @@ std::unique_ptr<zero_aware_delta_job> make_scanning_delta_job(const signature& s
 }
 
 }  // namespace detail
+
+std::size_t delta_chunk_size(const signature& sig, unsigned threads) {
+    const std::size_t bl = sig.params().block_len;
+    const std::size_t cores = threads ? threads : detail::default_threads();
+    const std::size_t shared = cores > 1 ? cores * detail::min_segment(bl) + 2 * bl : 0;
+    return std::clamp<std::size_t>(shared, std::size_t{8} << 20, std::size_t{32} << 20);
+}
 
 std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
     if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
