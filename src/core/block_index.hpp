@@ -39,6 +39,18 @@ public:
         return (filter_[bit >> 6] >> (bit & 63)) & 1;
     }
 
+    /// Whether some block has this key (exact, unlike may_contain).
+    bool has_key(std::uint32_t key) const noexcept {
+        const std::uint32_t b = bucket_of(key);
+        const std::uint32_t lo = dir_[b], hi = dir_[b + 1];
+        if (lo == hi) return false;
+        const std::uint32_t first = lower_key(lo, hi, key);
+        return first != hi && key_at(first) == key;
+    }
+
+    /// Number of distinct (key, strong sum) entries.
+    std::size_t size() const noexcept { return blocks_.size(); }
+
     /// The first block, at or after `min_block`, matching `key` and the strong sum,
     /// or -1. `strong()` returns the window's full digest and is called at most once,
     /// only if the key is present. Without kept duplicates each (key, strong sum)

@@ -17,10 +17,21 @@
 #include <rdelta/job.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
 namespace rdelta::detail {
+
+/// RDELTA_GATHER=1 batches candidate windows whatever the signature's size, so that
+/// small test signatures reach that path (it changes speed, never output).
+inline bool gather_forced() noexcept {
+    static const bool forced = [] {
+        const char* v = std::getenv("RDELTA_GATHER");
+        return v != nullptr && v[0] == '1';
+    }();
+    return forced;
+}
 
 /// A window position and the block it matches (-1: no match before the limit).
 struct search_hit {
@@ -36,7 +47,10 @@ public:
     window_search(const block_index& index, std::size_t block_len, strong_kind strong, job_stats& stats,
                   work_budget& budget, bool in_place_safe = false, std::uint64_t base = 0)
         : index_(index), block_len_(block_len), strong_(strong), stats_(stats), budget_(budget),
-          in_place_safe_(in_place_safe), base_(base) {}
+          in_place_safe_(in_place_safe), base_(base),
+          // Batching candidates pays when a block-long stretch holds several: there are
+          // blocks * block_len / 2^32 per block of data that does not match.
+          gather_(static_cast<long double>(index.size()) * block_len >= 8589934592.0L || gather_forced()) {}
 
     /// Offset in the new file of position 0 of the data passed in.
     std::uint64_t base() const noexcept { return base_; }
@@ -56,7 +70,7 @@ public:
             // Whole-block windows that exist in the data can be hashed ahead (even
             // past `limit`: the next call over the same data uses them).
             const std::size_t ahead = std::min<std::size_t>(batch_windows, (end - p) / bl);
-            const std::int64_t block = lookup(d + p, bl, ahead, p);
+            const std::int64_t block = lookup(d + p, bl, ahead, p, d, limit);
             // Over budget the job fails: every later window counts as a miss.
             if (budget_.exceeded()) return {limit, -1};
             if (block >= 0) {
@@ -98,7 +112,7 @@ public:
 
     /// The bytes at previously seen addresses may have changed (a new call).
     void forget_data() noexcept {
-        cached_ = 0, predicted_ = nullptr;
+        cached_ = 0, predicted_ = nullptr, candidates_ = 0;
         memo_.clear();
     }
 
@@ -126,7 +140,10 @@ private:
     // `ahead`: windows of a whole block at window, window + block_len, ... that
     // exist; right after a match they are hashed together (multi-buffer SIMD),
     // since in a mostly unchanged file the next blocks match too.
-    std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead, std::size_t pos) {
+    // `d` and `limit` (find_next only): the data and the scan's end, so that the
+    // next candidate windows can be hashed together with this one.
+    std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead, std::size_t pos,
+                        const std::uint8_t* d = nullptr, std::size_t limit = 0) {
         ++stats_.searches;
         const std::uint32_t key = weak_key<Kind>(weak_.digest());
         // In-place-safe: only blocks starting at or after this window's offset.
@@ -143,7 +160,8 @@ private:
             }
         }
         const std::uint8_t* digest = nullptr;
-        const std::int64_t block = index_.find(key, [&] { return digest = strong_of(window, len, ahead); }, min_block);
+        const std::int64_t block =
+            index_.find(key, [&] { return digest = strong_of(window, len, ahead, d, pos, limit); }, min_block);
         stats_.weak_hits += digest != nullptr;
         stats_.matches += block >= 0;
         if (digest && len == block_len_) memo_.remember(window, key, digest, block < 0);
@@ -164,7 +182,8 @@ private:
         return p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0;
     }
 
-    const std::uint8_t* strong_of(const std::uint8_t* window, std::size_t len, std::size_t ahead) {
+    const std::uint8_t* strong_of(const std::uint8_t* window, std::size_t len, std::size_t ahead,
+                                  const std::uint8_t* d, std::size_t pos, std::size_t limit) {
         const std::size_t bl = block_len_;
         // Zero windows (unwritten disk space) are common and need no hashing; any
         // other window fails this test at its first non-zero byte.
@@ -179,9 +198,36 @@ private:
             cache_start_ = window, cached_ = ahead;
             return cache_;
         }
+        if (len == bl)
+            for (std::size_t i = 0; i < candidates_; ++i)
+                if (candidate_at_[i] == window) return candidate_digest_ + i * digest_stride;
+        if (len == bl && d && gather_) return hash_candidates(d, pos, limit);
         count_strong(1, len);
         strong_sum(strong_, window, len, digest_);
         return digest_;
+    }
+
+    // Hash the window at p together with the next windows (within a block, before
+    // limit) whose weak key is in the index: one multi-buffer call costs about as
+    // much as one hash. Which of them the scan reaches depends on the lookups in
+    // between; those it skips (inside a match) were hashed for nothing.
+    const std::uint8_t* hash_candidates(const std::uint8_t* d, std::size_t p, std::size_t limit) {
+        const std::size_t bl = block_len_;
+        const std::size_t lanes = strong_ == strong_kind::md4 ? max_candidates : 8;
+        candidate_at_[0] = d + p;
+        std::size_t n = 1;
+        weak_state w = weak_;  // the window at p
+        const std::size_t stop = std::min(limit, p + bl);
+        for (std::size_t q = p; n < lanes;) {
+            w.rotate(d[q], d[q + bl]);
+            if (++q >= stop) break;
+            const std::uint32_t key = weak_key<Kind>(w.digest());
+            if (index_.may_contain(key) && index_.has_key(key)) candidate_at_[n++] = d + q;
+        }
+        strong_sum_gather(strong_, candidate_at_, bl, n, candidate_digest_);
+        count_strong(n, n * bl);
+        candidates_ = n;
+        return candidate_digest_;
     }
 
     void count_strong(std::size_t sums, std::size_t bytes) noexcept {
@@ -209,6 +255,11 @@ private:
     std::uint32_t zero_key_ = 0;
     std::uint8_t zero_digest_[digest_stride];
     window_memo memo_;  // recent windows' digests, for windows equal to them
+    static constexpr std::size_t max_candidates = 16;
+    const bool gather_;  // hash candidate windows in batches
+    std::size_t candidates_ = 0;
+    const std::uint8_t* candidate_at_[max_candidates];
+    std::uint8_t candidate_digest_[max_candidates * digest_stride];
 };
 
 }  // namespace rdelta::detail
