@@ -124,22 +124,39 @@ public:
     void reset_weak() noexcept { weak_.count = 0; }
 
 private:
+    // Rolls to the first window at or after p (before limit) that passes the
+    // prefilter. Keys are computed a group at a time and their filter words
+    // prefetched, so the cache misses of a large filter overlap.
     std::size_t roll_until_candidate(const std::uint8_t* d, std::size_t p, std::size_t limit) {
         const std::size_t bl = block_len_;
         weak_state w = weak_;  // in registers for the hot loop
         const std::size_t from = p;
-        while (p < limit && !index_.may_contain(weak_key<Kind>(w.digest()))) {
-            w.rotate(d[p], d[p + bl]);
-            ++p;
+        std::uint32_t keys[roll_group];
+        while (p < limit) {
+            const std::size_t m = std::min(roll_group, limit - p);
+            const weak_state start = w;
+            for (std::size_t i = 0;; ++i) {
+                keys[i] = weak_key<Kind>(w.digest());
+                index_.prefetch(keys[i]);
+                if (i + 1 == m) break;
+                w.rotate(d[p + i], d[p + i + bl]);
+            }
+            std::size_t hit = 0;
+            while (hit < m && !index_.may_contain(keys[hit])) ++hit;
+            if (hit < m) {  // back to that window's state
+                w = start;
+                for (std::size_t i = 0; i < hit; ++i) w.rotate(d[p + i], d[p + i + bl]);
+                p += hit;
+                break;
+            }
+            w.rotate(d[p + m - 1], d[p + m - 1 + bl]);
+            p += m;
         }
         weak_ = w;
         stats_.searches += static_cast<std::int64_t>(p - from);
         return p;
     }
 
-    // `ahead`: windows of a whole block at window, window + block_len, ... that
-    // exist; right after a match they are hashed together (multi-buffer SIMD),
-    // since in a mostly unchanged file the next blocks match too.
     // `d` and `limit` (find_next only): the data and the scan's end, so that the
     // next candidate windows can be hashed together with this one.
     std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead, std::size_t pos,
@@ -218,11 +235,17 @@ private:
         std::size_t n = 1;
         weak_state w = weak_;  // the window at p
         const std::size_t stop = std::min(limit, p + bl);
-        for (std::size_t q = p; n < lanes;) {
-            w.rotate(d[q], d[q + bl]);
-            if (++q >= stop) break;
-            const std::uint32_t key = weak_key<Kind>(w.digest());
-            if (index_.may_contain(key) && index_.has_key(key)) candidate_at_[n++] = d + q;
+        std::uint32_t keys[roll_group];
+        for (std::size_t q = p + 1; q < stop && n < lanes;) {  // q: the next window to test
+            const std::size_t m = std::min(roll_group, stop - q);
+            for (std::size_t i = 0; i < m; ++i) {
+                w.rotate(d[q + i - 1], d[q + i - 1 + bl]);
+                keys[i] = weak_key<Kind>(w.digest());
+                index_.prefetch(keys[i]);
+            }
+            for (std::size_t i = 0; i < m && n < lanes; ++i)
+                if (index_.may_contain(keys[i]) && index_.has_key(keys[i])) candidate_at_[n++] = d + q + i;
+            q += m;
         }
         strong_sum_gather(strong_, candidate_at_, bl, n, candidate_digest_);
         count_strong(n, n * bl);
@@ -237,6 +260,7 @@ private:
     }
 
     static constexpr std::size_t batch_windows = 8;
+    static constexpr std::size_t roll_group = 16;  // windows whose filter words are fetched together
     const block_index& index_;
     const std::size_t block_len_;
     const strong_kind strong_;
