@@ -70,7 +70,7 @@ public:
     }
 
     result<job_status> iterate(buffers& io) override {
-        if (failed_) return *failed_;
+        if (auto over = check_budget(); !over) return over.err();  // also after feed_zeros
         if (io.avail_in > 0 && !ended_) {
             if (checksum_) sum_.update(io.next_in, io.avail_in);
             stats_.in_bytes += static_cast<std::int64_t>(io.avail_in);
@@ -139,6 +139,7 @@ private:
 
     // Over budget: the job fails, and output not yet handed out is dropped.
     result<void> check_budget() {
+        if (failed_) return *failed_;
         if (!budget_.exceeded()) return {};
         out_ = {};
         char text[200];

@@ -20,9 +20,13 @@ struct work_budget {
     static constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
     std::uint64_t limit = unlimited;  // bytes of strong hashing allowed so far
     std::uint64_t used = 0;           // bytes hashed so far
+    bool tripped = false;             // once over, always over: scans since then are cut short
 
-    bool exceeded() const noexcept { return used > limit; }
-    void charge(std::uint64_t bytes) noexcept { used += bytes; }
+    bool exceeded() const noexcept { return tripped; }
+    void charge(std::uint64_t bytes) noexcept {
+        used += bytes;
+        tripped = tripped || used > limit;
+    }
 
     /// The limit after `input` bytes of new data: factor * input + a constant that
     /// covers the windows of a short file and the shrinking windows at its end.
