@@ -132,6 +132,9 @@ private:
         weak_state w = weak_;  // in registers for the hot loop
         const std::size_t from = p;
         std::uint32_t keys[roll_group];
+        // Where hits are dense (runs, collisions) the window at p is often one: test
+        // it alone first, so that a group is not rolled for nothing at every window.
+        if (p < limit && index_.may_contain(weak_key<Kind>(w.digest()))) return p;
         while (p < limit) {
             const std::size_t m = std::min(roll_group, limit - p);
             const weak_state start = w;
