@@ -78,6 +78,13 @@ public:
                 predicted_ = d + p + bl;
                 return {p, block};
             }
+            if (const std::size_t next = next_candidate(d, p, limit)) {
+                // The windows in between were tested when the candidates were
+                // gathered: none has its key in the index, so each would miss.
+                stats_.searches += static_cast<std::int64_t>(next - p - 1);
+                pos = next;
+                continue;
+            }
             weak_.rotate(d[p], d[p + bl]);
             pos = p + 1;
         }
@@ -239,21 +246,40 @@ private:
         weak_state w = weak_;  // the window at p
         const std::size_t stop = std::min(limit, p + bl);
         std::uint32_t keys[roll_group];
+        weak_state states[roll_group];
         for (std::size_t q = p + 1; q < stop && n < lanes;) {  // q: the next window to test
             const std::size_t m = std::min(roll_group, stop - q);
             for (std::size_t i = 0; i < m; ++i) {
                 w.rotate(d[q + i - 1], d[q + i - 1 + bl]);
+                states[i] = w;
                 keys[i] = weak_key<Kind>(w.digest());
                 index_.prefetch(keys[i]);
             }
             for (std::size_t i = 0; i < m && n < lanes; ++i)
-                if (index_.may_contain(keys[i]) && index_.has_key(keys[i])) candidate_at_[n++] = d + q + i;
+                if (index_.may_contain(keys[i]) && index_.has_key(keys[i])) {
+                    candidate_at_[n] = d + q + i;
+                    candidate_state_[n++] = states[i];
+                }
             q += m;
         }
         strong_sum_gather(strong_, candidate_at_, bl, n, candidate_digest_);
         count_strong(n, n * bl);
         candidates_ = n;
         return candidate_digest_;
+    }
+
+    // After a miss at window p, the position of the next gathered candidate before
+    // limit, whose weak state becomes current; 0 if p is not a candidate followed
+    // by one.
+    std::size_t next_candidate(const std::uint8_t* d, std::size_t p, std::size_t limit) noexcept {
+        for (std::size_t i = 0; i + 1 < candidates_; ++i)
+            if (candidate_at_[i] == d + p) {
+                const auto next = static_cast<std::size_t>(candidate_at_[i + 1] - d);
+                if (next >= limit) return 0;
+                weak_ = candidate_state_[i + 1];
+                return next;
+            }
+        return 0;
     }
 
     void count_strong(std::size_t sums, std::size_t bytes) noexcept {
@@ -286,6 +312,7 @@ private:
     const bool gather_;  // hash candidate windows in batches
     std::size_t candidates_ = 0;
     const std::uint8_t* candidate_at_[max_candidates];
+    weak_state candidate_state_[max_candidates];  // the rolling sum at each candidate
     std::uint8_t candidate_digest_[max_candidates * digest_stride];
 };
 
