@@ -10,7 +10,9 @@ import statistics, subprocess, sys, tempfile, time
 GEN_VERSION = 1          # bump when generators change so cached inputs are rebuilt
 CHUNK = 1 << 20          # os.urandom is fastest around 1 MiB per call
 MiB = 1 << 20
-SCENARIOS = ["old", "edits", "shifted", "unrelated", "identical", "ext4", "sparse", "memory"]
+SCENARIOS = ["old", "edits", "shifted", "unrelated", "identical", "ext4", "sparse", "memory", "degenerate"]
+# Synthetic huge signatures (size-independent, long rdiff runs): chosen by name only.
+SCALE = {"scale-64g": (262144, 256 << 10, 256 << 20), "scale-1t": (1048576, 1 << 20, 64 << 20)}
 
 
 def log(msg):
@@ -112,6 +114,32 @@ class Inputs:
 
     def _tmp(self, name):
         return os.path.join(self.dir, name + ".tmp")
+
+    def gen_degenerate(self, rng):
+        """4 MiB of zeros (the basis) and 4 MiB of 0x80 bytes: with rollsum every window of
+        the new file has the weak sum of the zero block, and none matches."""
+        with open(self._tmp("degenerate-zeros"), "wb") as f:
+            f.write(bytes(4 << 20))
+        with open(self._tmp("degenerate-x80"), "wb") as f:
+            f.write(b"\x80" * (4 << 20))
+        self._finish("degenerate-zeros", "degenerate-x80")
+
+    def _gen_scale(self, name, blocks, block_len, new_bytes):
+        """The signature of a basis of blocks * block_len bytes with no basis: header
+        (RabinKarp + BLAKE2, 32-byte sums) and random records; and random new data. The
+        cost of the delta depends only on the signature (weak hits: blocks / 2^32 per window)."""
+        with open(self._tmp(name + "-sig"), "wb") as f:
+            f.write((0x72730147).to_bytes(4, "big") + block_len.to_bytes(4, "big") + (32).to_bytes(4, "big"))
+            write_random(f, blocks * 36)
+        with open(self._tmp(name + "-new"), "wb") as f:
+            write_random(f, new_bytes)
+        self._finish(name + "-sig", name + "-new")
+
+    def gen_scale64g(self, rng):
+        self._gen_scale("scale64g", *SCALE["scale-64g"])
+
+    def gen_scale1t(self, rng):
+        self._gen_scale("scale1t", *SCALE["scale-1t"])
 
     def gen_old(self, rng, name="old"):
         with open(self._tmp(name), "wb") as f:
@@ -293,6 +321,15 @@ class Bench:
                 (basis, new), n = pairs[scn], S * (16 if scn == "sparse" else 1)
                 rows.append(("patch", scn, f"patch-{scn}", [], n,
                              lambda s=scn, b=basis, f=new: (["patch", p(b), self.ref_delta(s, b, f)], p(f))))
+        if "degenerate" in chosen:
+            opts = ("-H", "md4", "-R", "rollsum", "-b", "2048")
+            rows.append(("delta (md4 rollsum -b 2048)", "degenerate", "delta-degenerate", [], 4 << 20,
+                         lambda: (["delta", self.ref_sig("degenerate-zeros", opts), p("degenerate-x80")], None)))
+        for scn, (blocks, block_len, new_bytes) in SCALE.items():
+            if scn in chosen:
+                name = scn.replace("-", "")
+                rows.append((f"delta ({blocks} x {block_len >> 10} KiB sig)", scn, f"delta-{name}", [], new_bytes,
+                             lambda n=name: (["delta", p(n + "-sig"), p(n + "-new")], None)))
         if "memory" in chosen:
             rows.append(("delta (-b 1024 sig)", "memory", "delta-memory", [], S,
                          lambda: (["delta", self.ref_sig("old", ("-b", "1024")), p("unrelated")], None)))
@@ -395,14 +432,15 @@ def main():
     ap.add_argument("--workdir", default="/tmp/rdelta-bench", help="inputs (cached) and outputs")
     ap.add_argument("--keep", action="store_true", default=True, help="keep generated inputs (default)")
     ap.add_argument("--clean", action="store_true", help="delete generated inputs at the end")
-    ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma list of: " + ",".join(SCENARIOS))
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS),
+                    help="comma list of: " + ",".join(SCENARIOS + list(SCALE)) + " (default all but scale-*)")
     ap.add_argument("--rdelta-args", default="", help='extra options for rdelta only, e.g. "--threads 1" '
                     '(a single option without a space needs --rdelta-args=--opt)')
     ap.add_argument("--with-rdiff-sparse", action="store_true", help="also run rdiff on the sparse scenario (slow)")
     ap.add_argument("--markdown", action="store_true", help="print the report as Markdown")
     args = ap.parse_args()
     chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
-    unknown = set(chosen) - set(SCENARIOS)
+    unknown = set(chosen) - set(SCENARIOS) - set(SCALE)
     if unknown or args.runs < 1:
         ap.error(f"unknown scenario(s) {sorted(unknown)}" if unknown else "--runs must be >= 1")
     for exe in (args.rdiff, args.rdelta):

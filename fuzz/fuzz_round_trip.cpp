@@ -47,10 +47,11 @@ bytes direct_scan(const signature& sig, std::span<const std::uint8_t> d, unsigne
     rdelta::detail::command_writer writer(out, stats);
     const std::size_t bl = sig.params().block_len;
     const strong_kind strong = sig.params().format().strong;
-    rdelta::detail::matcher<Kind> m(*sig.index(), bl, strong, writer, stats);
+    rdelta::detail::work_budget budget;  // unlimited
+    rdelta::detail::matcher<Kind> m(*sig.index(), bl, strong, writer, stats, budget);
     writer.magic(static_cast<std::uint32_t>(magic::delta));
     if (threads > 1 && d.size() > bl)
-        rdelta::detail::scan_parallel(m, *sig.index(), bl, strong, d.data(), d.size(), threads, stats);
+        rdelta::detail::scan_parallel(m, *sig.index(), bl, strong, d.data(), d.size(), threads, stats, budget);
     else
         m.scan_full(d.data(), d.size());
     m.scan_tail(d.data(), d.size());

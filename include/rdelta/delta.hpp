@@ -22,6 +22,12 @@ namespace rdelta {
 /// (u64 big-endian) and its XXH3-128 (canonical form); rdiff ignores them.
 std::unique_ptr<job> make_delta_job(const signature& sig, job_options options = {});
 
+/// The input piece size delta jobs scan best with: enough for `threads` cores
+/// (0 = all) to share, while memory stays bounded. A job holds about one piece of
+/// input and the output of one piece, besides the block and literal run it
+/// carries, so pieces are at most 32 MiB (one block and a bit for larger blocks).
+std::size_t delta_chunk_size(const signature& sig, unsigned threads);
+
 /// Receives delta bytes in order.
 using delta_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
 /// Told how many bytes of the new file have been encoded so far.

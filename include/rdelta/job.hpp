@@ -41,6 +41,16 @@ struct job_options {
     /// delta: match only blocks at or after the window's own offset (as rsync's
     /// --inplace), so the delta can be applied in place; still a valid librsync delta.
     bool in_place_safe = false;
+    /// delta: a work budget against untrusted signatures. Fail with errc::mem_error
+    /// once the bytes strong-hashed for windows exceed (this + 2 * basis size / 2^32)
+    /// per input byte, plus 64 MiB and 16 blocks; 0 = no limit (librsync has none).
+    /// Honest work: where nothing matches, each window hits some block's weak sum
+    /// with probability blocks / 2^32 and costs a block, so basis size / 2^32 bytes
+    /// per byte (256 for a 1 TiB basis), which the second term allows twice over;
+    /// where data matches, about one byte per byte; runs and short periods of equal
+    /// windows are hashed once. A crafted signature makes every window hit.
+    std::uint64_t max_strong_work = default_max_strong_work;
+    static constexpr std::uint64_t default_max_strong_work = 256;
 };
 
 /// Counters of a job, as librsync's rs_stats_t.
@@ -61,6 +71,7 @@ struct job_stats {
     std::int64_t searches = 0;        ///< windows looked up
     std::int64_t weak_hits = 0;       ///< lookups whose weak key was present
     std::int64_t strong_calcs = 0;    ///< strong sums computed for windows
+    std::int64_t strong_bytes = 0;    ///< bytes hashed for those strong sums
     std::int64_t matches = 0;         ///< lookups that found a block
     bool checksum_verified = false;   ///< patch: a checksum trailer was present and matched
 };

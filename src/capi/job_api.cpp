@@ -153,7 +153,9 @@ rs_job* delta_begin(rs_signature_t* sig) {
         job->base_searches = sig->searches, job->base_matches = sig->matches;
         job->base_weak = sig->weak_compares, job->base_calcs = sig->strong_calcs;
     }
-    job->impl = rdelta::make_delta_job(sig ? sig->sig : empty);
+    rdelta::job_options options;
+    options.max_strong_work = 0;  // librsync has no work budget
+    job->impl = rdelta::make_delta_job(sig ? sig->sig : empty, options);
     return job;
 }
 

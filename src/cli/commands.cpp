@@ -33,7 +33,6 @@ namespace rdelta::cli {
 namespace {
 
 constexpr std::size_t default_chunk = std::size_t{8} << 20;
-constexpr std::size_t max_chunk = std::size_t{128} << 20;
 // rdiff 2.3.2 cannot load signatures with larger blocks (4 x block_len overflows an int).
 constexpr std::int64_t max_block_size = 536870911;
 
@@ -175,6 +174,7 @@ int check_sizes(const request& req, const invocation& inv) {
         return report_usage(inv, "Buffer sizes (-I, -O) must not be negative.");
     if (req.threads < 0 || req.threads > 1024) return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
     if (req.max_output < 0) return report_usage(inv, "--max-output must not be negative.");
+    if (req.max_strong_work < -1) return report_usage(inv, "--max-strong-work must not be negative.");
     return exit_success;
 }
 
@@ -267,7 +267,7 @@ result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_op
 result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, job_options options, const request& req,
                                   compressing_writer& out, progress_meter& meter) {
     auto j = make_delta_job(sig, options);
-    const std::size_t chunk = sig.block_count() > 0 ? std::clamp<std::size_t>(std::size_t{64} * sig.params().block_len, default_chunk, max_chunk)
+    const std::size_t chunk = sig.block_count() > 0 ? delta_chunk_size(sig, options.threads)
                               : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
                                                     : sig.params().block_len;
     if (auto done = drive(*j, new_in, sink_to(out), chunk, &meter); !done) return std::move(done).err();
@@ -307,7 +307,10 @@ int delta_command(const request& req, const invocation& inv) {
     // An in-place delta carries the trailer by default: patch --in-place then verifies
     // the image and refuses to apply the delta twice.
     const bool checksum = req.checksum || (req.in_place_safe && !req.no_checksum);
-    const job_options options{static_cast<unsigned>(req.threads), checksum, req.in_place_safe};
+    job_options options{static_cast<unsigned>(req.threads), checksum, req.in_place_safe};
+    // rdiff has no work budget; rdelta's default is the library's.
+    if (inv.as_rdiff) options.max_strong_work = 0;
+    else if (req.max_strong_work >= 0) options.max_strong_work = static_cast<std::uint64_t>(req.max_strong_work);
     auto made = sig.block_count() > 0 && new_in->regular_size() >= 0
                     ? delta_of_file(sig, *new_in, options, *packed, *meter)
                     : delta_of_stream(sig, *new_in, options, req, *packed, *meter);

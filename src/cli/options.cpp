@@ -80,6 +80,9 @@ option_table::option_table() {
     extensions.add_options()
         ("threads,j", arg("N"), "Worker threads, 0 (default) for all cores")
         ("max-output", arg("BYTES"), "patch: fail (status 102) rather than write more than this")
+        ("max-strong-work", arg("FACTOR"),
+         "delta: fail (status 102) once strong hashing exceeds FACTOR (default 256, 0 = no limit) plus "
+         "twice the basis size / 2^32, times the input size, plus a constant")
         ("progress", "Show a progress line on stderr (default: on a terminal)")
         ("no-progress", "Do not show progress")
         ("nocache", "Do not keep file data in the page cache")
@@ -252,6 +255,7 @@ constexpr numeric_option numeric_options[] = {
     {"output-size", &request::output_size, int_limits::min(), int_limits::max()},
     {"threads", &request::threads, int64_limits::min(), int64_limits::max()},
     {"max-output", &request::max_output, int64_limits::min(), int64_limits::max()},
+    {"max-strong-work", &request::max_strong_work, int64_limits::min(), int64_limits::max()},
 };
 
 // ----- Applying options, left to right ---------------------------------------------------
@@ -392,6 +396,7 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         (key == "hash" ? req_.hash : req_.rollsum) = value;
         return flow::go_on;
     }
+    if (key == "max-strong-work" && as_rdiff_) return fail(std::string(unknown_option) + s.named);  // rdiff has no budget
     for (const auto& n : numeric_options) {
         if (key != n.key) continue;
         switch (parse_number(value, n.lo, n.hi, req_.*n.field)) {

@@ -39,6 +39,7 @@ struct request {
     // rdelta extensions: unknown options under the name rdiff, as in Debian's rdiff.
     std::int64_t threads = 0;          ///< -j, --threads: worker threads; 0 = all cores
     std::int64_t max_output = 0;       ///< --max-output: patch output limit in bytes; 0 = none
+    std::int64_t max_strong_work = -1; ///< --max-strong-work: delta work budget factor; -1 = default, 0 = none
     std::optional<bool> progress;      ///< --progress / --no-progress; unset = command decides
     bool nocache = false;              ///< --nocache: do not keep file data in the page cache
     bool sparse = true;                ///< --no-sparse turns it off: patch writes zero runs as holes

@@ -50,6 +50,8 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
 }  // namespace
 
 std::optional<std::string> misapplied_option(const request& req) {
+    if (req.max_strong_work >= 0 && req.act != action::delta)
+        return std::string("--max-strong-work does not apply to ") + action_name(req.act);
     if (req.check && req.act != action::info) return std::string("--check does not apply to ") + action_name(req.act);
     if (req.compression == codec::zstd && req.compression_level > 19 && !req.ultra)
         return "zstd levels above 19 need --ultra (they use much more memory)";

@@ -55,15 +55,15 @@ result<block_index> block_index::build(const signature& sig, bool keep_duplicate
     for (const std::uint32_t b : idx.blocks_) ++idx.dir_[idx.bucket_of(key_of(b)) + 1];
     for (std::size_t b = 1; b < idx.dir_.size(); ++b) idx.dir_[b] += idx.dir_[b - 1];
 
-    // About 32 filter bits per block (a few % false positives), 8 KiB to 2 MiB.
+    // About 32 filter bits per block (under 1% false positives), 8 KiB to 2 MiB.
     int filter_bits = 16;
     while (filter_bits < 24 && (std::size_t{1} << filter_bits) < n * 32) ++filter_bits;
-    idx.filter_shift_ = 32 - filter_bits;
-    idx.filter_.assign((std::size_t{1} << filter_bits) / 64, 0);
+    const int words_log2 = filter_bits - 6;
+    idx.filter_shift_ = 64 - words_log2;
+    idx.filter_.assign(std::size_t{1} << words_log2, 0);
     for (const std::uint32_t b : idx.blocks_) {
-        const std::uint32_t key = key_of(b);
-        const std::uint32_t bit = static_cast<std::uint32_t>((key * 0x9e3779b1ull & 0xffffffffu) >> idx.filter_shift_);
-        idx.filter_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+        const std::uint64_t h = key_of(b) * 0x9e3779b97f4a7c15ull;
+        idx.filter_[h >> idx.filter_shift_] |= filter_mask(h);
     }
     return idx;
 }

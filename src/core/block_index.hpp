@@ -32,12 +32,33 @@ public:
     /// in-place-safe deltas, which may not use an earlier block).
     static result<block_index> build(const signature& sig, bool keep_duplicates = false);
 
-    /// Prefilter: false means no block has this key. A bitmap of a few bits per
-    /// block that stays in L1/L2, so the per-byte miss path touches nothing else.
+    /// Prefilter: false means no block has this key. A blocked Bloom filter: each
+    /// key sets 3 bits of one 64-bit word, so a test is one memory access, and with
+    /// 16 to 64 filter bits per block under 1% of misses pass (one bit per key let
+    /// 6% through for a million blocks, each costing an index search of cache misses).
     bool may_contain(std::uint32_t key) const noexcept {
-        const std::uint32_t bit = static_cast<std::uint32_t>((key * 0x9e3779b1ull & 0xffffffffu) >> filter_shift_);
-        return (filter_[bit >> 6] >> (bit & 63)) & 1;
+        const std::uint64_t h = key * 0x9e3779b97f4a7c15ull;
+        const std::uint64_t mask = filter_mask(h);
+        return (filter_[h >> filter_shift_] & mask) == mask;
     }
+
+    /// Start loading the filter word of `key` (may_contain soon after is then cheap:
+    /// a large filter misses the caches, and several loads in flight overlap).
+    void prefetch(std::uint32_t key) const noexcept {
+        __builtin_prefetch(&filter_[(key * 0x9e3779b97f4a7c15ull) >> filter_shift_]);
+    }
+
+    /// Whether some block has this key (exact, unlike may_contain).
+    bool has_key(std::uint32_t key) const noexcept {
+        const std::uint32_t b = bucket_of(key);
+        const std::uint32_t lo = dir_[b], hi = dir_[b + 1];
+        if (lo == hi) return false;
+        const std::uint32_t first = lower_key(lo, hi, key);
+        return first != hi && key_at(first) == key;
+    }
+
+    /// Number of distinct (key, strong sum) entries.
+    std::size_t size() const noexcept { return blocks_.size(); }
 
     /// The first block, at or after `min_block`, matching `key` and the strong sum,
     /// or -1. `strong()` returns the window's full digest and is called at most once,
@@ -67,6 +88,11 @@ public:
     }
 
 private:
+    static std::uint64_t filter_mask(std::uint64_t h) noexcept {
+        const std::uint64_t m = h ^ (h >> 29);  // the low bits of a product are weak
+        return (std::uint64_t{1} << (m & 63)) | (std::uint64_t{1} << ((m >> 6) & 63)) |
+               (std::uint64_t{1} << ((m >> 12) & 63));
+    }
     std::uint32_t bucket_of(std::uint32_t key) const noexcept {
         return static_cast<std::uint32_t>((key * 0x9e3779b1ull & 0xffffffffu) >> shift_);
     }
@@ -110,7 +136,7 @@ private:
     }
 
     int shift_ = 31;
-    int filter_shift_ = 31;
+    int filter_shift_ = 63;  // word index: the top bits of the key's 64-bit product
     std::vector<std::uint64_t> filter_;
     const std::uint8_t* strong_ = nullptr;
     const std::uint32_t* weak_ = nullptr;

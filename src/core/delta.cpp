@@ -11,6 +11,7 @@
 #include <rdelta/delta.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 namespace rdelta {
@@ -62,21 +63,27 @@ public:
           strong_(sig.params().format().strong),
           threads_(options.threads ? options.threads : detail::default_threads()),
           checksum_(options.checksum),
+          work_per_byte_(work_factor(sig, options.max_strong_work)),
           writer_(out_, stats_),
-          matcher_(index_, block_len_, strong_, writer_, stats_, options.in_place_safe) {
+          matcher_(index_, block_len_, strong_, writer_, stats_, budget_, options.in_place_safe) {
         stats_.op = "delta";
         writer_.magic(static_cast<std::uint32_t>(magic::delta));
     }
 
     result<job_status> iterate(buffers& io) override {
+        if (auto over = check_budget(); !over) return over.err();  // also after feed_zeros
         if (io.avail_in > 0 && !ended_) {
             if (checksum_) sum_.update(io.next_in, io.avail_in);
-            scan_input(io.next_in, io.avail_in);
             stats_.in_bytes += static_cast<std::int64_t>(io.avail_in);
+            set_budget();
+            scan_input(io.next_in, io.avail_in);
             io.next_in += io.avail_in, io.avail_in = 0;
+            if (auto over = check_budget(); !over) return over.err();
         }
         if (io.eof_in && !ended_) {
+            set_budget();
             matcher_.scan_tail(carry_.data(), carry_.size());
+            if (auto over = check_budget(); !over) return over.err();
             matcher_.flush();
             writer_.end();
             if (checksum_) sum_.write_trailer(out_.reserve(detail::trailer_size));
@@ -89,8 +96,9 @@ public:
     const job_stats& stats() const noexcept override { return stats_; }
 
     void feed_zeros(std::uint64_t n) override {
-        if (ended_ || n == 0) return;
+        if (ended_ || failed_ || n == 0) return;
         stats_.in_bytes += static_cast<std::int64_t>(n);
+        set_budget();
         // Enough zeros scanned normally that the window lies in the run of zeros.
         const std::size_t prefix = block_len_ + max_literal_run + 64;
         if (zeros_.size() < prefix) zeros_.assign(prefix, 0);
@@ -116,12 +124,46 @@ public:
     }
 
 private:
+    // Allowed strong hashing per input byte: the caller's factor plus twice what an
+    // honest signature costs on data that does not match (basis size / 2^32).
+    static std::uint64_t work_factor(const signature& sig, std::uint64_t factor) {
+        if (factor == 0) return 0;
+        const auto basis = static_cast<long double>(sig.block_count()) * sig.params().block_len;
+        const auto honest = static_cast<std::uint64_t>(basis / 4294967296.0L) + 1;
+        return factor + 2 * honest;
+    }
+
+    void set_budget() noexcept {
+        budget_.limit = detail::work_budget::limit_for(work_per_byte_, static_cast<std::uint64_t>(stats_.in_bytes),
+                                                       block_len_);
+    }
+
+    // Over budget: the job fails, and output not yet handed out is dropped.
+    result<void> check_budget() {
+        if (failed_) return *failed_;
+        if (!budget_.exceeded()) return {};
+        out_ = {};
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "delta stopped: the signature made it strong-hash over %llu bytes for %lld input bytes, "
+                      "more than the work budget (max_strong_work %llu per byte) allows",
+                      static_cast<unsigned long long>(budget_.limit), static_cast<long long>(stats_.in_bytes),
+                      static_cast<unsigned long long>(work_per_byte_));
+        failed_ = fail(errc::mem_error, text);
+        return *failed_;
+    }
+
     void scan_input(const std::uint8_t* in, std::size_t n) {
+        // The most this input can produce: all literal (3 command bytes per run) or
+        // one COPY per block, and what is pending from before.
+        const std::size_t pending = carry_.size() + n;
+        out_.expect(pending + 3 * (pending / max_literal_run + 2) + 17 * (pending / block_len_ + 2));
         if (!carry_.empty()) {
             // Join the carried bytes with enough input that the scan moves past
             // all of them: a literal run is at most 32768 bytes behind the window.
             const std::size_t carried = carry_.size();
             const std::size_t take = std::min(n, block_len_ + max_literal_run + 64);
+            carry_.reserve(carried + take);  // exactly: blocks can be hundreds of MiB
             carry_.insert(carry_.end(), in, in + take);
             matcher_.scan_full(carry_.data(), carry_.size());
             if (take == n) {
@@ -131,11 +173,9 @@ private:
             matcher_.rebase(carried);  // now relative to `in`
             carry_.clear();
         }
-        // Enough work per core to amortise the stitching at segment boundaries.
-        const std::size_t min_segment = std::max<std::size_t>(std::size_t{1} << 20, 16 * block_len_);
         const std::size_t pos = matcher_.position();  // may already be past n - block_len
-        if (threads_ > 1 && pos + block_len_ < n && n - block_len_ - pos >= threads_ * min_segment)
-            detail::scan_parallel(matcher_, index_, block_len_, strong_, in, n, threads_, stats_);
+        if (threads_ > 1 && pos + block_len_ < n && n - block_len_ - pos >= threads_ * detail::min_segment(block_len_))
+            detail::scan_parallel(matcher_, index_, block_len_, strong_, in, n, threads_, stats_, budget_);
         else
             matcher_.scan_full(in, n);
         carry_.assign(in + matcher_.start(), in + n);
@@ -153,6 +193,9 @@ private:
     const strong_kind strong_;
     const unsigned threads_;
     const bool checksum_;
+    const std::uint64_t work_per_byte_;  // 0: no budget
+    detail::work_budget budget_;
+    std::optional<error> failed_;
     detail::stream_checksum sum_;
     detail::output_queue out_;
     job_stats stats_;
@@ -185,6 +228,13 @@ std::unique_ptr<zero_aware_delta_job> make_scanning_delta_job(const signature& s
 }
 
 }  // namespace detail
+
+std::size_t delta_chunk_size(const signature& sig, unsigned threads) {
+    const std::size_t bl = sig.params().block_len;
+    const std::size_t cores = threads ? threads : detail::default_threads();
+    const std::size_t shared = cores > 1 ? cores * detail::min_segment(bl) + 2 * bl : 0;
+    return std::clamp<std::size_t>(shared, std::size_t{8} << 20, std::size_t{32} << 20);
+}
 
 std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
     return detail::make_guarded_job("delta", [&]() -> std::unique_ptr<job> {

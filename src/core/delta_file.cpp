@@ -114,9 +114,8 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
     auto j = detail::make_scanning_delta_job(sig, options);
     job_pump pump(*j, sink);
     const std::uint64_t block_len = sig.params().block_len;
-    // Chunks of whole hole units, large enough to be scanned on several cores.
-    const std::uint64_t chunk =
-        std::clamp<std::uint64_t>(64 * block_len, std::uint64_t{8} << 20, std::uint64_t{128} << 20) / hole_unit * hole_unit;
+    // Chunks of whole hole units, as the job scans best.
+    const std::uint64_t chunk = (delta_chunk_size(sig, options.threads) + hole_unit - 1) / hole_unit * hole_unit;
     // Zeros are passed in pieces, so that literal zeros are drained as they are made.
     const std::uint64_t zero_piece = std::max<std::uint64_t>(std::uint64_t{32} << 20, 4 * (block_len + 32768 + 64));
     std::unique_ptr<std::uint8_t[]> buf;

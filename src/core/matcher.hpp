@@ -22,8 +22,8 @@ template <weak_kind Kind>
 class matcher {
 public:
     matcher(const block_index& index, std::size_t block_len, strong_kind strong, command_writer& writer,
-            job_stats& stats, bool in_place_safe = false)
-        : search_(index, block_len, strong, stats, in_place_safe), block_len_(block_len), writer_(writer) {}
+            job_stats& stats, work_budget& budget, bool in_place_safe = false)
+        : search_(index, block_len, strong, stats, budget, in_place_safe), block_len_(block_len), writer_(writer) {}
 
     /// Offset in the new file of position 0; whether matches must not move data backwards.
     std::uint64_t base() const noexcept { return search_.base(); }
@@ -56,7 +56,7 @@ public:
         search_.forget_data();
         data_ = d;
         auto& weak = search_.weak();
-        while (position() < end) {
+        while (position() < end && !search_.over_budget()) {
             const std::size_t pos = position();
             if (weak.count == 0) weak.init(d + pos, std::min(block_len_, end - pos));
             const std::size_t len = weak.count;

@@ -35,13 +35,20 @@ public:
     bool empty() const noexcept { return read_ == end_; }
     std::size_t size() const noexcept { return end_ - read_; }
 
+    /// Make room for n more bytes at once, exactly: a caller that knows a bound on
+    /// what it will produce saves the doubling's overshoot (memory is the limit
+    /// when inputs of tens of MiB are scanned in one call).
+    void expect(std::size_t n) {
+        if (end_ + n > capacity_) make_room(n, true);
+    }
+
 private:
-    void make_room(std::size_t n) {
+    void make_room(std::size_t n, bool exact = false) {
         const std::size_t live = end_ - read_;
         if (read_ > 0 && live + n <= capacity_) {  // compact in place
             std::memmove(data_.get(), data_.get() + read_, live);
         } else {
-            const std::size_t cap = std::max({capacity_ * 2, live + n, std::size_t{4096}});
+            const std::size_t cap = std::max({exact ? 0 : capacity_ * 2, live + n, std::size_t{4096}});
             auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(cap);
             if (live) std::memcpy(bigger.get(), data_.get() + read_, live);
             data_ = std::move(bigger);

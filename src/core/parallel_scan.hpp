@@ -19,12 +19,19 @@
 
 namespace rdelta::detail {
 
+// Work per core that amortises the stitching at segment boundaries (where the real
+// scan may have to scan on alone for up to a block before it meets the speculative one).
+constexpr std::size_t min_segment(std::size_t block_len) {
+    return std::max<std::size_t>(std::size_t{1} << 20, 4 * block_len);
+}
+
 // Below this many windows per call there is nothing to share.
 constexpr std::size_t segments_floor(unsigned threads) { return std::size_t{threads} * 2; }
 
 template <weak_kind Kind>
 void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t block_len, strong_kind strong,
-                   const std::uint8_t* d, std::size_t end, unsigned threads, job_stats& stats) {
+                   const std::uint8_t* d, std::size_t end, unsigned threads, job_stats& stats,
+                   work_budget& budget) {
     const std::size_t stop = end - block_len;  // caller ensures end > block_len
     const std::size_t from = real.position();
     if (from >= stop || stop - from < segments_floor(threads)) return real.scan_until(d, stop, end);
@@ -36,12 +43,15 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
         std::vector<search_hit> hits;
         std::size_t exit = 0;
         job_stats stats;
+        work_budget budget;
     };
     std::vector<probe> probes(segments);
+    // Each speculative scan may spend what is left; the real scan charges the job.
+    for (probe& pr : probes) pr.budget.limit = budget.exceeded() ? 0 : budget.limit - budget.used;
     parallel_for(segments, threads, [&](std::size_t k) {
         if (k == 0) return real.scan_until(d, boundary(1), end);
         probe& pr = probes[k];
-        window_search<Kind> search(index, block_len, strong, pr.stats, real.in_place_safe(), real.base());
+        window_search<Kind> search(index, block_len, strong, pr.stats, pr.budget, real.in_place_safe(), real.base());
         std::size_t pos = boundary(k);
         const std::size_t limit = boundary(k + 1);
         while (pos < limit) {
@@ -77,6 +87,9 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
         stats.weak_hits += pr.stats.weak_hits;
         stats.strong_calcs += pr.stats.strong_calcs;
         stats.matches += pr.stats.matches;
+        stats.strong_bytes += pr.stats.strong_bytes;
+        budget.charge(pr.budget.used);
+        if (budget.exceeded()) return;  // the job fails; the output is never used
     }
     real.scan_until(d, stop, end);
 }

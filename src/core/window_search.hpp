@@ -9,16 +9,29 @@
 
 #include "block_index.hpp"
 #include "weak_sum.hpp"
+#include "window_memo.hpp"
+#include "work_budget.hpp"
 #include "../hash/strong_sum.hpp"
 
 #include <rdelta/format.hpp>
 #include <rdelta/job.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
 namespace rdelta::detail {
+
+/// RDELTA_GATHER=1 batches candidate windows whatever the signature's size, so that
+/// small test signatures reach that path (it changes speed, never output).
+inline bool gather_forced() noexcept {
+    static const bool forced = [] {
+        const char* v = std::getenv("RDELTA_GATHER");
+        return v != nullptr && v[0] == '1';
+    }();
+    return forced;
+}
 
 /// A window position and the block it matches (-1: no match before the limit).
 struct search_hit {
@@ -32,9 +45,12 @@ class window_search {
 
 public:
     window_search(const block_index& index, std::size_t block_len, strong_kind strong, job_stats& stats,
-                  bool in_place_safe = false, std::uint64_t base = 0)
-        : index_(index), block_len_(block_len), strong_(strong), stats_(stats), in_place_safe_(in_place_safe),
-          base_(base) {}
+                  work_budget& budget, bool in_place_safe = false, std::uint64_t base = 0)
+        : index_(index), block_len_(block_len), strong_(strong), stats_(stats), budget_(budget),
+          in_place_safe_(in_place_safe), base_(base),
+          // Batching candidates pays when a block-long stretch holds several: there are
+          // blocks * block_len / 2^32 per block of data that does not match.
+          gather_(static_cast<long double>(index.size()) * block_len >= 8589934592.0L || gather_forced()) {}
 
     /// Offset in the new file of position 0 of the data passed in.
     std::uint64_t base() const noexcept { return base_; }
@@ -54,11 +70,20 @@ public:
             // Whole-block windows that exist in the data can be hashed ahead (even
             // past `limit`: the next call over the same data uses them).
             const std::size_t ahead = std::min<std::size_t>(batch_windows, (end - p) / bl);
-            const std::int64_t block = lookup(d + p, bl, ahead, p);
+            const std::int64_t block = lookup(d + p, bl, ahead, p, d, limit);
+            // Over budget the job fails: every later window counts as a miss.
+            if (budget_.exceeded()) return {limit, -1};
             if (block >= 0) {
                 weak_.count = 0;
                 predicted_ = d + p + bl;
                 return {p, block};
+            }
+            if (const std::size_t next = next_candidate(d, p, limit)) {
+                // The windows in between were tested when the candidates were
+                // gathered: none has its key in the index, so each would miss.
+                stats_.searches += static_cast<std::int64_t>(next - p - 1);
+                pos = next;
+                continue;
             }
             weak_.rotate(d[p], d[p + bl]);
             pos = p + 1;
@@ -93,41 +118,80 @@ public:
     }
 
     /// The bytes at previously seen addresses may have changed (a new call).
-    void forget_data() noexcept { cached_ = 0, predicted_ = nullptr; }
+    void forget_data() noexcept {
+        cached_ = 0, predicted_ = nullptr, candidates_ = 0;
+        memo_.clear();
+    }
+
+    /// Whether the search stopped because the work budget ran out.
+    bool over_budget() const noexcept { return budget_.exceeded(); }
 
     /// The rolling weak sum: count 0 means "recompute at the next window".
     weak_state& weak() noexcept { return weak_; }
     void reset_weak() noexcept { weak_.count = 0; }
 
 private:
+    // Rolls to the first window at or after p (before limit) that passes the
+    // prefilter. Keys are computed a group at a time and their filter words
+    // prefetched, so the cache misses of a large filter overlap.
     std::size_t roll_until_candidate(const std::uint8_t* d, std::size_t p, std::size_t limit) {
         const std::size_t bl = block_len_;
         weak_state w = weak_;  // in registers for the hot loop
         const std::size_t from = p;
-        while (p < limit && !index_.may_contain(weak_key<Kind>(w.digest()))) {
-            w.rotate(d[p], d[p + bl]);
-            ++p;
+        std::uint32_t keys[roll_group];
+        // Where hits are dense (runs, collisions) the window at p is often one: test
+        // it alone first, so that a group is not rolled for nothing at every window.
+        if (p < limit && index_.may_contain(weak_key<Kind>(w.digest()))) return p;
+        while (p < limit) {
+            const std::size_t m = std::min(roll_group, limit - p);
+            const weak_state start = w;
+            for (std::size_t i = 0;; ++i) {
+                keys[i] = weak_key<Kind>(w.digest());
+                index_.prefetch(keys[i]);
+                if (i + 1 == m) break;
+                w.rotate(d[p + i], d[p + i + bl]);
+            }
+            std::size_t hit = 0;
+            while (hit < m && !index_.may_contain(keys[hit])) ++hit;
+            if (hit < m) {  // back to that window's state
+                w = start;
+                for (std::size_t i = 0; i < hit; ++i) w.rotate(d[p + i], d[p + i + bl]);
+                p += hit;
+                break;
+            }
+            w.rotate(d[p + m - 1], d[p + m - 1 + bl]);
+            p += m;
         }
         weak_ = w;
         stats_.searches += static_cast<std::int64_t>(p - from);
         return p;
     }
 
-    // `ahead`: windows of a whole block at window, window + block_len, ... that
-    // exist; right after a match they are hashed together (multi-buffer SIMD),
-    // since in a mostly unchanged file the next blocks match too.
-    std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead, std::size_t pos) {
+    // `d` and `limit` (find_next only): the data and the scan's end, so that the
+    // next candidate windows can be hashed together with this one.
+    std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead, std::size_t pos,
+                        const std::uint8_t* d = nullptr, std::size_t limit = 0) {
         ++stats_.searches;
         const std::uint32_t key = weak_key<Kind>(weak_.digest());
-        bool key_found = false;
         // In-place-safe: only blocks starting at or after this window's offset.
         const std::uint64_t min_block = in_place_safe_ ? (base_ + pos + block_len_ - 1) / block_len_ : 0;
-        const std::int64_t block = index_.find(key, [&] {
-            key_found = true;
-            return strong_of(window, len, ahead);
-        }, min_block);
-        stats_.weak_hits += key_found;
+        if (len == block_len_) {
+            if (const window_memo::entry* same = memo_.find(window, key, len)) {
+                ++stats_.weak_hits;  // its key was found for the earlier window
+                // Equal windows miss alike: min_block only grows with the position.
+                if (same->missed) return -1;
+                const std::int64_t block = index_.find(key, [&] { return static_cast<const std::uint8_t*>(same->digest); },
+                                                       min_block);
+                stats_.matches += block >= 0;
+                return block;
+            }
+        }
+        const std::uint8_t* digest = nullptr;
+        const std::int64_t block =
+            index_.find(key, [&] { return digest = strong_of(window, len, ahead, d, pos, limit); }, min_block);
+        stats_.weak_hits += digest != nullptr;
         stats_.matches += block >= 0;
+        if (digest && len == block_len_) memo_.remember(window, key, digest, block < 0);
         return block;
     }
 
@@ -135,7 +199,7 @@ private:
     const std::uint8_t* zero_digest_of(const std::uint8_t* zeros) {
         if (!zero_digest_ready_) {
             strong_sum(strong_, zeros, block_len_, zero_digest_);
-            ++stats_.strong_calcs;
+            count_strong(1, block_len_);
             zero_digest_ready_ = true;
         }
         return zero_digest_;
@@ -145,7 +209,8 @@ private:
         return p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0;
     }
 
-    const std::uint8_t* strong_of(const std::uint8_t* window, std::size_t len, std::size_t ahead) {
+    const std::uint8_t* strong_of(const std::uint8_t* window, std::size_t len, std::size_t ahead,
+                                  const std::uint8_t* d, std::size_t pos, std::size_t limit) {
         const std::size_t bl = block_len_;
         // Zero windows (unwritten disk space) are common and need no hashing; any
         // other window fails this test at its first non-zero byte.
@@ -156,20 +221,80 @@ private:
         }
         if (len == bl && window == predicted_ && ahead > 1) {
             strong_sum_many(strong_, window, bl, ahead, cache_);
-            stats_.strong_calcs += static_cast<std::int64_t>(ahead);
+            count_strong(ahead, ahead * bl);
             cache_start_ = window, cached_ = ahead;
             return cache_;
         }
-        ++stats_.strong_calcs;
+        if (len == bl)
+            for (std::size_t i = 0; i < candidates_; ++i)
+                if (candidate_at_[i] == window) return candidate_digest_ + i * digest_stride;
+        if (len == bl && d && gather_) return hash_candidates(d, pos, limit);
+        count_strong(1, len);
         strong_sum(strong_, window, len, digest_);
         return digest_;
     }
 
+    // Hash the window at p together with the next windows (within a block, before
+    // limit) whose weak key is in the index: one multi-buffer call costs about as
+    // much as one hash. Which of them the scan reaches depends on the lookups in
+    // between; those it skips (inside a match) were hashed for nothing.
+    const std::uint8_t* hash_candidates(const std::uint8_t* d, std::size_t p, std::size_t limit) {
+        const std::size_t bl = block_len_;
+        const std::size_t lanes = strong_ == strong_kind::md4 ? max_candidates : 8;
+        candidate_at_[0] = d + p;
+        std::size_t n = 1;
+        weak_state w = weak_;  // the window at p
+        const std::size_t stop = std::min(limit, p + bl);
+        std::uint32_t keys[roll_group];
+        weak_state states[roll_group];
+        for (std::size_t q = p + 1; q < stop && n < lanes;) {  // q: the next window to test
+            const std::size_t m = std::min(roll_group, stop - q);
+            for (std::size_t i = 0; i < m; ++i) {
+                w.rotate(d[q + i - 1], d[q + i - 1 + bl]);
+                states[i] = w;
+                keys[i] = weak_key<Kind>(w.digest());
+                index_.prefetch(keys[i]);
+            }
+            for (std::size_t i = 0; i < m && n < lanes; ++i)
+                if (index_.may_contain(keys[i]) && index_.has_key(keys[i])) {
+                    candidate_at_[n] = d + q + i;
+                    candidate_state_[n++] = states[i];
+                }
+            q += m;
+        }
+        strong_sum_gather(strong_, candidate_at_, bl, n, candidate_digest_);
+        count_strong(n, n * bl);
+        candidates_ = n;
+        return candidate_digest_;
+    }
+
+    // After a miss at window p, the position of the next gathered candidate before
+    // limit, whose weak state becomes current; 0 if p is not a candidate followed
+    // by one.
+    std::size_t next_candidate(const std::uint8_t* d, std::size_t p, std::size_t limit) noexcept {
+        for (std::size_t i = 0; i + 1 < candidates_; ++i)
+            if (candidate_at_[i] == d + p) {
+                const auto next = static_cast<std::size_t>(candidate_at_[i + 1] - d);
+                if (next >= limit) return 0;
+                weak_ = candidate_state_[i + 1];
+                return next;
+            }
+        return 0;
+    }
+
+    void count_strong(std::size_t sums, std::size_t bytes) noexcept {
+        stats_.strong_calcs += static_cast<std::int64_t>(sums);
+        stats_.strong_bytes += static_cast<std::int64_t>(bytes);
+        budget_.charge(bytes);
+    }
+
     static constexpr std::size_t batch_windows = 8;
+    static constexpr std::size_t roll_group = 16;  // windows whose filter words are fetched together
     const block_index& index_;
     const std::size_t block_len_;
     const strong_kind strong_;
     job_stats& stats_;
+    work_budget& budget_;
     const bool in_place_safe_;
     std::uint64_t base_;
     weak_state weak_;
@@ -182,6 +307,13 @@ private:
     bool zero_digest_ready_ = false;
     std::uint32_t zero_key_ = 0;
     std::uint8_t zero_digest_[digest_stride];
+    window_memo memo_;  // recent windows' digests, for windows equal to them
+    static constexpr std::size_t max_candidates = 16;
+    const bool gather_;  // hash candidate windows in batches
+    std::size_t candidates_ = 0;
+    const std::uint8_t* candidate_at_[max_candidates];
+    weak_state candidate_state_[max_candidates];  // the rolling sum at each candidate
+    std::uint8_t candidate_digest_[max_candidates * digest_stride];
 };
 
 }  // namespace rdelta::detail

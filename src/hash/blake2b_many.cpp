@@ -27,20 +27,20 @@ using kernel_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t
 constexpr std::size_t digest_len = 32;
 constexpr std::size_t max_lanes = 8;
 
-// Hashes blocks first .. first+n-1 (1 <= n <= width) with one call of a
-// `width`-lane kernel. Lanes past n re-read the last block, which stays within
-// the input, and their digests land in a scratch buffer.
-void hash_group(kernel_fn kernel, std::size_t width, const std::uint8_t* data, std::size_t block_len,
-                std::size_t first, std::size_t n, std::uint8_t* out, std::size_t out_stride) noexcept {
+// Hashes messages msgs[0 .. n-1] (1 <= n <= width) with one call of a `width`-lane
+// kernel. Lanes past n re-read the last message, which stays within the input, and
+// their digests land in a scratch buffer.
+void hash_group(kernel_fn kernel, std::size_t width, const std::uint8_t* const* group, std::size_t len,
+                std::size_t n, std::uint8_t* out, std::size_t out_stride) noexcept {
     const std::uint8_t* msgs[max_lanes];
-    for (std::size_t k = 0; k < width; ++k) msgs[k] = data + (first + (k < n ? k : n - 1)) * block_len;
+    for (std::size_t k = 0; k < width; ++k) msgs[k] = group[k < n ? k : n - 1];
     if (n == width) {
-        kernel(msgs, block_len, out + first * out_stride, out_stride);
+        kernel(msgs, len, out, out_stride);
         return;
     }
     std::uint8_t scratch[max_lanes * digest_len];
-    kernel(msgs, block_len, scratch, digest_len);
-    for (std::size_t k = 0; k < n; ++k) std::memcpy(out + (first + k) * out_stride, scratch + k * digest_len, digest_len);
+    kernel(msgs, len, scratch, digest_len);
+    for (std::size_t k = 0; k < n; ++k) std::memcpy(out + k * out_stride, scratch + k * digest_len, digest_len);
 }
 
 }  // namespace
@@ -50,25 +50,36 @@ void blake2b256_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[
     blake2b(out, data, nullptr, digest_len, len, 0);
 }
 
-void blake2b256_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, std::uint8_t* out,
-                     std::size_t out_stride) noexcept {
+void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::size_t count, std::uint8_t* out,
+                       std::size_t out_stride) noexcept {
     const isa level = active_isa();
     std::size_t i = 0;
     if (level >= isa::avx512) {
-        for (; count - i >= 8; i += 8) hash_group(blake2b256_x8_avx512, 8, data, block_len, i, 8, out, out_stride);
+        for (; count - i >= 8; i += 8) hash_group(blake2b256_x8_avx512, 8, msgs + i, len, 8, out + i * out_stride, out_stride);
         if (count - i > 4) {
-            hash_group(blake2b256_x8_avx512, 8, data, block_len, i, count - i, out, out_stride);
+            hash_group(blake2b256_x8_avx512, 8, msgs + i, len, count - i, out + i * out_stride, out_stride);
             i = count;
         }
     }
     if (level >= isa::avx2) {
-        for (; count - i >= 4; i += 4) hash_group(blake2b256_x4_avx2, 4, data, block_len, i, 4, out, out_stride);
+        for (; count - i >= 4; i += 4) hash_group(blake2b256_x4_avx2, 4, msgs + i, len, 4, out + i * out_stride, out_stride);
         if (count - i >= 2) {
-            hash_group(blake2b256_x4_avx2, 4, data, block_len, i, count - i, out, out_stride);
+            hash_group(blake2b256_x4_avx2, 4, msgs + i, len, count - i, out + i * out_stride, out_stride);
             i = count;
         }
     }
-    for (; i < count; ++i) blake2b256_one(data + i * block_len, block_len, out + i * out_stride);
+    for (; i < count; ++i) blake2b256_one(msgs[i], len, out + i * out_stride);
+}
+
+void blake2b256_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, std::uint8_t* out,
+                     std::size_t out_stride) noexcept {
+    constexpr std::size_t batch = 64;  // a multiple of every kernel's width
+    const std::uint8_t* msgs[batch];
+    for (std::size_t i = 0; i < count; i += batch) {
+        const std::size_t n = count - i < batch ? count - i : batch;
+        for (std::size_t k = 0; k < n; ++k) msgs[k] = data + (i + k) * block_len;
+        blake2b256_gather(msgs, block_len, n, out + i * out_stride, out_stride);
+    }
 }
 
 }  // namespace rdelta::detail

@@ -17,6 +17,11 @@ namespace rdelta::detail {
 void blake2b256_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, std::uint8_t* out,
                      std::size_t out_stride) noexcept;
 
+/// BLAKE2b-256 of the `count` messages msgs[i] of `len` bytes each (anywhere in
+/// memory); digest i is written at out + i * out_stride.
+void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::size_t count, std::uint8_t* out,
+                       std::size_t out_stride) noexcept;
+
 /// BLAKE2b-256 of one message (libb2).
 void blake2b256_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[32]) noexcept;
 

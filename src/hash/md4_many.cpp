@@ -40,8 +40,8 @@ constexpr std::size_t min_padded_group = 3;
 
 }  // namespace
 
-void md4_many(const std::uint8_t* data, std::size_t block_len, std::size_t count,
-              std::uint8_t* out, std::size_t out_stride) noexcept {
+void md4_gather(const std::uint8_t* const* in, std::size_t len, std::size_t count, std::uint8_t* out,
+                std::size_t out_stride) noexcept {
     const isa level = active_isa();
     const md4_kernel* widest = nullptr;
     for (const md4_kernel& k : kernels)
@@ -49,29 +49,37 @@ void md4_many(const std::uint8_t* data, std::size_t block_len, std::size_t count
             widest = &k;
             break;
         }
-
     const std::uint8_t* msgs[max_lanes];
     std::size_t i = 0;
     if (widest != nullptr) {
         for (; count - i >= widest->lanes; i += widest->lanes) {
-            for (std::size_t k = 0; k < widest->lanes; ++k) msgs[k] = data + (i + k) * block_len;
-            widest->fn(msgs, block_len, out + i * out_stride, out_stride);
+            for (std::size_t k = 0; k < widest->lanes; ++k) msgs[k] = in[i + k];
+            widest->fn(msgs, len, out + i * out_stride, out_stride);
         }
     }
-
     const std::size_t left = count - i;
     if (widest != nullptr && left >= min_padded_group) {
         const md4_kernel* pick = widest;
         for (const md4_kernel& k : kernels)
             if (level >= k.needs && k.lanes >= left) pick = &k;  // ends at the narrowest fit
-        for (std::size_t k = 0; k < pick->lanes; ++k)
-            msgs[k] = data + (i + (k < left ? k : left - 1)) * block_len;
+        for (std::size_t k = 0; k < pick->lanes; ++k) msgs[k] = in[i + (k < left ? k : left - 1)];
         std::uint8_t digests[max_lanes * 16];
-        pick->fn(msgs, block_len, digests, 16);
+        pick->fn(msgs, len, digests, 16);
         for (std::size_t k = 0; k < left; ++k) std::memcpy(out + (i + k) * out_stride, digests + 16 * k, 16);
         return;
     }
-    for (; i < count; ++i) md4_scalar(data + i * block_len, block_len, out + i * out_stride);
+    for (; i < count; ++i) md4_scalar(in[i], len, out + i * out_stride);
+}
+
+void md4_many(const std::uint8_t* data, std::size_t block_len, std::size_t count,
+              std::uint8_t* out, std::size_t out_stride) noexcept {
+    constexpr std::size_t batch = 64;  // a multiple of every kernel's width
+    const std::uint8_t* msgs[batch];
+    for (std::size_t i = 0; i < count; i += batch) {
+        const std::size_t n = count - i < batch ? count - i : batch;
+        for (std::size_t k = 0; k < n; ++k) msgs[k] = data + (i + k) * block_len;
+        md4_gather(msgs, block_len, n, out + i * out_stride, out_stride);
+    }
 }
 
 void md4_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[16]) noexcept {

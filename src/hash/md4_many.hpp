@@ -15,6 +15,11 @@ namespace rdelta::detail {
 void md4_many(const std::uint8_t* data, std::size_t block_len, std::size_t count,
               std::uint8_t* out, std::size_t out_stride) noexcept;
 
+/// MD4 digests of the `count` messages in[i] of `len` bytes each (anywhere in
+/// memory); digest i goes to out + i * out_stride.
+void md4_gather(const std::uint8_t* const* in, std::size_t len, std::size_t count, std::uint8_t* out,
+                std::size_t out_stride) noexcept;
+
 /// MD4 digest of one message.
 void md4_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[16]) noexcept;
 

@@ -25,4 +25,10 @@ void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t blo
     blake2b256_many(data, block_len, count, out, digest_stride);
 }
 
+void strong_sum_gather(strong_kind kind, const std::uint8_t* const* msgs, std::size_t len, std::size_t count,
+                       std::uint8_t* out) noexcept {
+    if (kind == strong_kind::md4) return md4_gather(msgs, len, count, out, digest_stride);
+    blake2b256_gather(msgs, len, count, out, digest_stride);
+}
+
 }  // namespace rdelta::detail

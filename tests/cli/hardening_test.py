@@ -26,6 +26,72 @@ def check(ok, what):
 def leftovers(folder, keep):
     return sorted(set(os.listdir(folder)) - set(keep))
 
+RK_MULT = 0x08104225
+
+
+def rabinkarp_windows(data, block, count):
+    """RabinKarp weak sums of the windows data[i:i+block] for i < count."""
+    h = 1
+    for b in data[:block]:
+        h = (h * RK_MULT + b) & 0xFFFFFFFF
+    top = pow(RK_MULT, block, 1 << 32)
+    sums = [h]
+    for i in range(count - 1):
+        h = (h * RK_MULT + data[i + block] - top * (data[i] + RK_MULT - 1)) & 0xFFFFFFFF
+        sums.append(h)
+    return sums
+
+
+def crafted_signature(weak_sums, block):
+    out = bytes.fromhex("72730147") + block.to_bytes(4, "big") + (32).to_bytes(4, "big")
+    for w in weak_sums:
+        out += w.to_bytes(4, "big") + bytes(32)
+    return out
+
+
+def check_work_budget(rdelta):
+    block = 1 << 20
+    data = os.urandom(2 << 20)
+    with open("attacked", "wb") as f:
+        f.write(data)
+    with open("crafted.sig", "wb") as f:
+        f.write(crafted_signature(rabinkarp_windows(data, block, 2048), block))
+    start = time.monotonic()
+    r = subprocess.run([rdelta, "delta", "crafted.sig", "attacked", "out"], capture_output=True)
+    took = time.monotonic() - start
+    check(r.returncode == 102 and not os.path.exists("out") and b"work budget" in r.stderr,
+          f"crafted signature: exit {r.returncode}, {r.stderr!r}")
+    check(took < 20, f"crafted signature took {took:.1f} s")
+    # A budget large enough lets it finish (all literal), and 0 turns it off.
+    r = subprocess.run([rdelta, "--max-strong-work=2000", "delta", "crafted.sig", "attacked", "out"],
+                       capture_output=True)
+    check(r.returncode == 0 and os.path.exists("out"), f"--max-strong-work=2000: exit {r.returncode}")
+    if os.path.exists("out"):
+        os.remove("out")
+    # The 48-byte signature (1 MiB blocks, the weak sum of 'A' x 1 MiB, a wrong strong
+    # sum) against 4 MiB of 'A': every window is equal, so one is hashed; all literal.
+    with open("runA", "wb") as f:
+        f.write(b"A" * (4 << 20))
+    with open("runA.sig", "wb") as f:
+        f.write(crafted_signature(rabinkarp_windows(b"A" * block, block, 1), block))
+    start = time.monotonic()
+    r = subprocess.run([rdelta, "delta", "runA.sig", "runA", "out"], capture_output=True)
+    took = time.monotonic() - start
+    check(r.returncode == 0 and took < 5, f"a run against a crafted signature: exit {r.returncode}, {took:.1f} s")
+    r = subprocess.run([rdelta, "patch", "basis", "out", "runA.out"], capture_output=True)
+    check(r.returncode == 0 and open("runA.out", "rb").read() == b"A" * (4 << 20), "run delta round trip")
+    for name in ("runA", "runA.sig", "runA.out", "out"):
+        if os.path.exists(name):
+            os.remove(name)
+    # Under the name rdiff the option does not exist.
+    os.symlink(rdelta, "rdiff")
+    r = subprocess.run(["./rdiff", "--max-strong-work=1", "delta", "crafted.sig", "attacked", "out"],
+                       capture_output=True)
+    check(r.returncode == 101, f"rdiff --max-strong-work: exit {r.returncode}")
+    for name in ("rdiff", "attacked", "crafted.sig", "out"):
+        if os.path.lexists(name):
+            os.remove(name)
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -58,6 +124,11 @@ def main():
     r = subprocess.run([rdelta, "delta", "huge.sig", "new", "out"], capture_output=True)
     check(r.returncode == 0 and os.path.exists("out"), f"signature with 2^31-1 blocks: exit {r.returncode}")
     os.remove("out")
+
+    # A work budget against crafted signatures: records whose weak sums are those of
+    # the new data's windows, with wrong strong sums, make every window cost a block
+    # of hashing (minutes in rdiff). 102 quickly, and no output.
+    check_work_budget(rdelta)
 
     # Memory stays bounded whatever the output size: an all-literal delta of 128 MiB
     # must not hold its output (peak RSS well under the file size).

@@ -46,6 +46,18 @@ def content(rng, kind, size):
     if kind.startswith("alpha"):
         symbols = rng.sample(range(256), int(kind[5:]))
         return bytes(rng.choices(symbols, k=size))
+    if kind == "runs":  # runs of one byte value: windows equal to earlier ones
+        values = rng.sample(range(256), 3)
+        out = bytearray()
+        while len(out) < size:
+            out += bytes([rng.choice(values)]) * rng.choice([1, 2, rng.randint(3, 64), rng.randint(64, 1500)])
+        return bytes(out[:size])
+    if kind == "nearrepeat":  # a short period with rare changed bytes
+        pattern = rng.randbytes(rng.randint(1, 12))
+        out = bytearray((pattern * (size // len(pattern) + 1))[:size])
+        for _ in range(size // 700):
+            out[rng.randrange(size)] = rng.randrange(256)
+        return bytes(out)
     if kind == "text":
         out, n = [], 0
         while n < size:
@@ -214,6 +226,13 @@ def build_cases(seed, quick):
     for kind, size, edit, fmt, block, strong in (big if not quick else big[:1]):
         size = size if not quick else MIB + 3
         add(f"mib-{kind}-{size}-{edit}", kind, size, edit, fmt, block, strong)
+    # 9. Runs and near-periods: windows equal to earlier windows (whose strong sums
+    #    delta reuses), hitting and missing, with rollsum's collisions between runs.
+    for i in range(24 if not quick else 8):
+        kind = ["runs", "nearrepeat"][i % 2]
+        block = [None, 2, 16, 64, 100, 256, 1000, 4096][i % 8]
+        add(f"periodic-{kind}-{i}", kind, rng.randint(3000, 60000), EDITS[i % 8], FORMATS[i % 4], block,
+            rng.choice([None, 1, 2, 8, -1]))
     # 8. Strong lengths above the hash maximum: signature must fail with 108 in both.
     over = [(FORMATS[0], 17), (FORMATS[1], 24), (FORMATS[1], 32), (FORMATS[3], 33),
             (None, 40), (FORMATS[2], -2)]

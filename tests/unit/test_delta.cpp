@@ -210,3 +210,54 @@ TEST_CASE("parallel scanning of long zero runs, matches reaching the end of the 
         CHECK(*rebuilt == next);
     }
 }
+
+namespace {
+// A signature whose records have the RabinKarp weak sums of the windows of `data`
+// at offsets 0..count-1 and all-zero strong sums: every such window hits, none matches.
+test::bytes crafted_signature(const test::bytes& data, std::uint32_t block, std::size_t count) {
+    constexpr std::uint32_t mult = 0x08104225u;
+    test::bytes sig = {0x72, 0x73, 0x01, 0x47, static_cast<std::uint8_t>(block >> 24), static_cast<std::uint8_t>(block >> 16),
+                       static_cast<std::uint8_t>(block >> 8), static_cast<std::uint8_t>(block), 0, 0, 0, 32};
+    std::uint32_t h = 1, top = 1;
+    for (std::uint32_t i = 0; i < block; ++i) h = h * mult + data[i], top *= mult;
+    for (std::size_t i = 0; i < count; ++i) {
+        for (int s = 24; s >= 0; s -= 8) sig.push_back(static_cast<std::uint8_t>(h >> s));
+        sig.insert(sig.end(), 32, 0);
+        h = h * mult + data[i + block] - top * (data[i] + mult - 1);
+    }
+    return sig;
+}
+}  // namespace
+
+TEST_CASE("work budget: a crafted signature fails with mem_error, equal windows are not hashed again") {
+    const test::bytes next = test::random_bytes(96 << 10, 13);
+    auto sig = load_signature(crafted_signature(next, 4096, 40000));
+    REQUIRE(sig.ok());
+    REQUIRE(sig->build_index().ok());
+    // 40000 windows of 4 KiB hashed: more than 1 x input + 64 MiB + 16 blocks.
+    job_options opts;
+    opts.max_strong_work = 1;
+    auto over = make_delta(*sig, next, 0, opts);
+    REQUIRE_FALSE(over.ok());
+    CHECK(over.err().code == errc::mem_error);
+    opts.max_strong_work = 0;  // no budget: all literal, as rdiff
+    auto unlimited = make_delta(*sig, next, 0, opts);
+    REQUIRE(unlimited.ok());
+    auto patched = apply_patch(test::bytes(4096), *unlimited);
+    REQUIRE(patched.ok());
+    CHECK(*patched == next);
+
+    // 4 MiB of 'A' against the weak sum of a block of 'A's: one window is hashed.
+    const test::bytes run(4 << 20, 'A');
+    auto run_sig = load_signature(crafted_signature(run, 1 << 20, 1));
+    REQUIRE(run_sig.ok());
+    REQUIRE(run_sig->build_index().ok());
+    opts.max_strong_work = 1;
+    auto j = make_delta_job(*run_sig, opts);
+    test::bytes out(5 << 20);
+    buffers io{run.data(), run.size(), true, out.data(), out.size()};
+    auto status = j->iterate(io);
+    REQUIRE(status.ok());
+    CHECK(*status == job_status::done);
+    CHECK(j->stats().strong_calcs <= 2);  // once in the scan, once at the start of the tail
+}
