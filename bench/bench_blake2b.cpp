@@ -5,7 +5,7 @@
 // repetitions in GiB/s, with every available level forced in turn. The libb2
 // row calls blake2b() once per block, as rdiff does.
 #include "cpu/cpu_features.hpp"
-#include "hash/blake2b_many.hpp"
+#include "checksum/blake2b_many.hpp"
 
 #include <blake2.h>
 

@@ -5,7 +5,7 @@
 // Usage: bench_md4 [MiB per row, default 256]
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "cpu/cpu_features.hpp"
-#include "hash/md4_many.hpp"
+#include "checksum/md4_many.hpp"
 
 #include <openssl/md4.h>
 

@@ -8,10 +8,10 @@
 // memory. Rows are timed in runs of 2 MiB and report the fastest run: on a shared
 // machine a short run is less likely to lose the core.
 // Usage: bench_weak [MiB per row, default 256] [block sizes, default 256 2048 32768]
-#include "core/rabinkarp.hpp"
-#include "core/rollsum.hpp"
-#include "core/weak_block_sum.hpp"
-#include "core/weak_dispatch.hpp"
+#include "checksum/rabinkarp.hpp"
+#include "checksum/rollsum.hpp"
+#include "checksum/weak_block_sum.hpp"
+#include "checksum/weak_dispatch.hpp"
 #include "cpu/cpu_features.hpp"
 
 #include <algorithm>

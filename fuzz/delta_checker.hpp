@@ -1,5 +1,5 @@
 // delta_checker.hpp - checks a delta that rdelta made, with a decoder of its own
-// (written from the librsync format, not from src/core/opcodes.*):
+// (written from the librsync format, not from src/format/opcodes.*):
 //   * canonical encoding: magic, commands, one END, nothing after it; literals of
 //     up to 64 bytes carry their length in the opcode, every other parameter uses
 //     the smallest of 1, 2, 4, 8 bytes; no empty commands; literal runs of at most
@@ -13,10 +13,10 @@
 
 #include "fuzz_common.hpp"
 
-#include "core/rabinkarp.hpp"
-#include "core/rollsum.hpp"
-#include "core/weak_sum.hpp"
-#include "hash/strong_sum.hpp"
+#include "checksum/rabinkarp.hpp"
+#include "checksum/rollsum.hpp"
+#include "checksum/weak_sum.hpp"
+#include "checksum/strong_sum.hpp"
 
 #include <rdelta/format.hpp>
 #include <rdelta/signature.hpp>

@@ -16,12 +16,12 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "fuzz_common.hpp"
 
-#include "core/rabinkarp.hpp"
-#include "core/rollsum.hpp"
-#include "core/weak_block_sum.hpp"
-#include "core/weak_sum.hpp"
+#include "checksum/rabinkarp.hpp"
+#include "checksum/rollsum.hpp"
+#include "checksum/weak_block_sum.hpp"
+#include "checksum/weak_sum.hpp"
 #include "cpu/cpu_features.hpp"
-#include "hash/strong_sum.hpp"
+#include "checksum/strong_sum.hpp"
 
 #include <blake2.h>
 #include <openssl/md4.h>

@@ -19,10 +19,10 @@
 //     run on several cores through the public API.
 #include "delta_checker.hpp"
 
-#include "core/block_index.hpp"
-#include "core/command_writer.hpp"
-#include "core/output_queue.hpp"
-#include "core/parallel_scan.hpp"
+#include "match/block_index.hpp"
+#include "format/command_writer.hpp"
+#include "delta/output_queue.hpp"
+#include "match/parallel_scan.hpp"
 
 #include <rdelta/rdelta.hpp>
 

@@ -11,7 +11,7 @@
 #include "fuzz_common.hpp"
 #include "fuzz_data_producer.hpp"
 
-#include "core/delta_job.hpp"
+#include "delta/delta_job.hpp"
 
 #include <rdelta/rdelta.hpp>
 

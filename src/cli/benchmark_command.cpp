@@ -4,8 +4,8 @@
 #include "benchmark_command.hpp"
 
 #include "cpu/cpu_features.hpp"
-#include "core/weak_dispatch.hpp"
-#include "hash/strong_sum.hpp"
+#include "checksum/weak_dispatch.hpp"
+#include "checksum/strong_sum.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>

@@ -5,9 +5,9 @@
 
 #include "compression.hpp"
 #include "exit_codes.hpp"
-#include "core/checksum_trailer.hpp"
-#include "core/command_stream.hpp"
-#include "core/netint.hpp"
+#include "format/checksum_trailer.hpp"
+#include "format/command_stream.hpp"
+#include "format/netint.hpp"
 
 #include <rdelta/drive.hpp>
 #include <rdelta/file.hpp>

@@ -8,8 +8,8 @@
 #include "test_helpers.hpp"
 
 #include "cpu/cpu_features.hpp"
-#include "hash/blake2b_kernels.hpp"
-#include "hash/blake2b_many.hpp"
+#include "checksum/blake2b_kernels.hpp"
+#include "checksum/blake2b_many.hpp"
 
 #include <blake2.h>
 #include <doctest/doctest.h>

@@ -1,7 +1,7 @@
 // test_delta_holes.cpp - runs of zeros passed to the delta job without being
 // scanned, and deltas of sparse files, give exactly the scanned delta.
 #include "test_helpers.hpp"
-#include "core/delta_job.hpp"
+#include "delta/delta_job.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>

@@ -9,8 +9,8 @@
 #include "test_helpers.hpp"
 
 #include "cpu/cpu_features.hpp"
-#include "hash/md4_kernels.hpp"
-#include "hash/md4_many.hpp"
+#include "checksum/md4_kernels.hpp"
+#include "checksum/md4_many.hpp"
 
 #include <doctest/doctest.h>
 #include <openssl/md4.h>

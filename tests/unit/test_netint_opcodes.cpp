@@ -1,6 +1,6 @@
 // test_netint_opcodes.cpp - integer widths, big-endian coding and the opcode table.
-#include "core/netint.hpp"
-#include "core/opcodes.hpp"
+#include "format/netint.hpp"
+#include "format/opcodes.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // test_strong_sum.cpp - MD4 (RFC 1320) and BLAKE2b-256 (outlen 32, not truncated -512).
 #include "test_helpers.hpp"
 
-#include "hash/strong_sum.hpp"
+#include "checksum/strong_sum.hpp"
 
 #include <doctest/doctest.h>
 

@@ -9,11 +9,11 @@
 // PROT_NONE page.
 #include "test_helpers.hpp"
 
-#include "core/rabinkarp.hpp"
-#include "core/rollsum.hpp"
-#include "core/weak_block_sum.hpp"
-#include "core/weak_dispatch.hpp"
-#include "core/weak_kernels.hpp"
+#include "checksum/rabinkarp.hpp"
+#include "checksum/rollsum.hpp"
+#include "checksum/weak_block_sum.hpp"
+#include "checksum/weak_dispatch.hpp"
+#include "checksum/weak_kernels.hpp"
 #include "cpu/cpu_features.hpp"
 
 #include <doctest/doctest.h>

@@ -1,8 +1,8 @@
 // test_weak_sum.cpp - rollsum and RabinKarp: reference vectors and rolling == recomputing.
 #include "test_helpers.hpp"
 
-#include "core/weak_block_sum.hpp"
-#include "core/weak_sum.hpp"
+#include "checksum/weak_block_sum.hpp"
+#include "checksum/weak_sum.hpp"
 
 #include <doctest/doctest.h>
 

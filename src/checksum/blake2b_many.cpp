@@ -11,7 +11,7 @@
 // only calls the kernels.
 #include "blake2b_many.hpp"
 
-#include "../cpu/cpu_features.hpp"
+#include "cpu/cpu_features.hpp"
 #include "blake2b_kernels.hpp"
 
 #include <blake2.h>

@@ -11,7 +11,7 @@
 // them when the caller's range moves.
 #pragma once
 
-#include "command_writer.hpp"
+#include "format/command_writer.hpp"
 #include "window_search.hpp"
 
 #include <algorithm>

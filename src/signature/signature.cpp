@@ -1,11 +1,11 @@
 // signature.cpp - the in-memory signature and the job that makes signature files.
-#include "block_index.hpp"
-#include "exception_guard.hpp"
-#include "netint.hpp"
-#include "output_queue.hpp"
-#include "parallel.hpp"
-#include "weak_sum.hpp"
-#include "../hash/strong_sum.hpp"
+#include "match/block_index.hpp"
+#include "core/exception_guard.hpp"
+#include "format/netint.hpp"
+#include "delta/output_queue.hpp"
+#include "core/parallel.hpp"
+#include "checksum/weak_sum.hpp"
+#include "checksum/strong_sum.hpp"
 
 #include <rdelta/signature.hpp>
 

@@ -7,7 +7,7 @@
 // a block saved as a hole may have been written again (and saved as data) later.
 #include "journal_writer.hpp"
 
-#include "netint.hpp"
+#include "format/netint.hpp"
 
 #include <algorithm>
 #include <cinttypes>

@@ -11,8 +11,8 @@
 // with a checksum trailer) hashes the would-be output, pass 3 writes. Writes are
 // queued in batches (write_batch.cpp) whose old regions are journaled and synced
 // before any of them is written.
-#include "checksum_trailer.hpp"
-#include "command_stream.hpp"
+#include "format/checksum_trailer.hpp"
+#include "format/command_stream.hpp"
 #include "journal_writer.hpp"
 #include "write_batch.hpp"
 

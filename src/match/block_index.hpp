@@ -10,7 +10,7 @@
 // about 10 bytes per block on top of the signature.
 #pragma once
 
-#include "weak_sum.hpp"
+#include "checksum/weak_sum.hpp"
 
 #include <rdelta/error.hpp>
 #include <rdelta/format.hpp>

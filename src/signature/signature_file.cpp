@@ -1,11 +1,11 @@
 // signature_file.cpp - signatures of random-access inputs: each thread reads its
 // own slice of whole blocks and hashes it while the data is still in its cache,
 // then the records are written in file order.
-#include "exception_guard.hpp"
-#include "netint.hpp"
-#include "parallel.hpp"
-#include "weak_sum.hpp"
-#include "../hash/strong_sum.hpp"
+#include "core/exception_guard.hpp"
+#include "format/netint.hpp"
+#include "core/parallel.hpp"
+#include "checksum/weak_sum.hpp"
+#include "checksum/strong_sum.hpp"
 
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>

@@ -1,7 +1,7 @@
 // delta_file.cpp - deltas of random-access new files: data is read in large
 // chunks, holes are not read at all but passed to the job as runs of zeros.
 #include "delta_job.hpp"
-#include "exception_guard.hpp"
+#include "core/exception_guard.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>

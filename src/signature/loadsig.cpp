@@ -1,7 +1,7 @@
 // loadsig.cpp - parsing signature files, with librsync 2.3.2's checks in its order
 // (each header field is checked as soon as it is read), so error codes match rdiff.
-#include "exception_guard.hpp"
-#include "netint.hpp"
+#include "core/exception_guard.hpp"
+#include "format/netint.hpp"
 
 #include <rdelta/signature.hpp>
 

@@ -5,7 +5,7 @@
 
 #include "netint.hpp"
 #include "opcodes.hpp"
-#include "output_queue.hpp"
+#include "delta/output_queue.hpp"
 
 #include <rdelta/job.hpp>
 

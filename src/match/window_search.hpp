@@ -8,10 +8,10 @@
 #pragma once
 
 #include "block_index.hpp"
-#include "weak_sum.hpp"
+#include "checksum/weak_sum.hpp"
 #include "window_memo.hpp"
 #include "work_budget.hpp"
-#include "../hash/strong_sum.hpp"
+#include "checksum/strong_sum.hpp"
 
 #include <rdelta/format.hpp>
 #include <rdelta/job.hpp>

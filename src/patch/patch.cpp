@@ -1,10 +1,10 @@
 // patch.cpp - applying a delta: a resumable command decoder that copies literal
 // data straight from input to output and COPY data straight from the basis to
 // output, so memory stays constant whatever the command lengths.
-#include "checksum_trailer.hpp"
-#include "exception_guard.hpp"
-#include "netint.hpp"
-#include "opcodes.hpp"
+#include "format/checksum_trailer.hpp"
+#include "core/exception_guard.hpp"
+#include "format/netint.hpp"
+#include "format/opcodes.hpp"
 
 #include <rdelta/format.hpp>
 #include <rdelta/patch.hpp>

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "matcher.hpp"
-#include "parallel.hpp"
+#include "core/parallel.hpp"
 
 #include <algorithm>
 #include <vector>

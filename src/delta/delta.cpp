@@ -1,12 +1,12 @@
 // delta.cpp - delta jobs: the slack delta of an empty signature, and the
 // streaming wrapper around the matcher (matcher.hpp holds the exact algorithm).
-#include "checksum_trailer.hpp"
-#include "command_writer.hpp"
+#include "format/checksum_trailer.hpp"
+#include "format/command_writer.hpp"
 #include "delta_job.hpp"
-#include "exception_guard.hpp"
-#include "matcher.hpp"
+#include "core/exception_guard.hpp"
+#include "match/matcher.hpp"
 #include "output_queue.hpp"
-#include "parallel_scan.hpp"
+#include "match/parallel_scan.hpp"
 
 #include <rdelta/delta.hpp>
 

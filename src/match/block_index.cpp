@@ -1,7 +1,7 @@
 // block_index.cpp - builds the weak-key index of a signature.
 #include "block_index.hpp"
 
-#include "weak_sum.hpp"
+#include "checksum/weak_sum.hpp"
 
 #include <rdelta/signature.hpp>
 

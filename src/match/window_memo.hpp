@@ -11,7 +11,7 @@
 // each byte is compared about once per period: a run costs O(1) per window.
 #pragma once
 
-#include "../hash/strong_sum.hpp"
+#include "checksum/strong_sum.hpp"
 
 #include <cstddef>
 #include <cstdint>

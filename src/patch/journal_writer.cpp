@@ -2,7 +2,7 @@
 // journal_recovery.cpp).
 #include "journal_writer.hpp"
 
-#include "netint.hpp"
+#include "format/netint.hpp"
 
 #include <xxhash.h>
 
