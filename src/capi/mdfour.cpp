@@ -3,6 +3,8 @@
 // librsync's private layout (96 bytes on x86-64), so ours is that layout exactly.
 #include "capi.hpp"
 
+#include "checksum/md4_kernels.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -16,39 +18,16 @@ static_assert(sizeof(rs_mdfour_t) == 96, "callers allocate librsync's 96-byte rs
 
 namespace {
 
-constexpr std::uint32_t rotl(std::uint32_t x, int s) { return (x << s) | (x >> (32 - s)); }
-constexpr std::uint32_t F(std::uint32_t x, std::uint32_t y, std::uint32_t z) { return (x & y) | (~x & z); }
-constexpr std::uint32_t G(std::uint32_t x, std::uint32_t y, std::uint32_t z) { return (x & y) | (x & z) | (y & z); }
-constexpr std::uint32_t H(std::uint32_t x, std::uint32_t y, std::uint32_t z) { return x ^ y ^ z; }
-
-std::uint32_t load_le32(const unsigned char* p) {
-    return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
-}
-
 void store_le32(unsigned char* p, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
+// The library's scalar MD4 compression (src/checksum/md4_scalar.cpp), on the state
+// kept in librsync's layout.
 void block(rs_mdfour_t* md, const unsigned char* p) {
-    std::uint32_t X[16];
-    for (int i = 0; i < 16; ++i) X[i] = load_le32(p + 4 * i);
-    std::uint32_t a = md->A, b = md->B, c = md->C, d = md->D;
-    static const int r1[4] = {3, 7, 11, 19}, r2[4] = {3, 5, 9, 13}, r3[4] = {3, 9, 11, 15};
-    for (int i = 0; i < 16; ++i) {
-        const std::uint32_t t = rotl(a + F(b, c, d) + X[i], r1[i % 4]);
-        a = d, d = c, c = b, b = t;
-    }
-    for (int i = 0; i < 16; ++i) {
-        const int k = (i % 4) * 4 + i / 4;  // columns: 0,4,8,12,1,5,...
-        const std::uint32_t t = rotl(a + G(b, c, d) + X[k] + 0x5A827999u, r2[i % 4]);
-        a = d, d = c, c = b, b = t;
-    }
-    static const int order3[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
-    for (int i = 0; i < 16; ++i) {
-        const std::uint32_t t = rotl(a + H(b, c, d) + X[order3[i]] + 0x6ED9EBA1u, r3[i % 4]);
-        a = d, d = c, c = b, b = t;
-    }
-    md->A += a, md->B += b, md->C += c, md->D += d;
+    std::uint32_t st[4] = {md->A, md->B, md->C, md->D};
+    rdelta::detail::md4_compress(st, p);
+    md->A = st[0], md->B = st[1], md->C = st[2], md->D = st[3];
 }
 
 }  // namespace

@@ -20,6 +20,10 @@ namespace rdelta::detail {
 // Our own MD4: the multi-buffer kernels need a matching reference; OpenSSL's is behind a deprecated API.
 void md4_scalar(const std::uint8_t* data, std::size_t len, std::uint8_t out[16]) noexcept;
 
+/// One 64-byte block into the state {A, B, C, D}: the compression function the
+/// scalar MD4 and the C API's streaming rs_mdfour_* share.
+void md4_compress(std::uint32_t st[4], const std::uint8_t* block) noexcept;
+
 /// 4 lanes of 32 bits in xmm registers; SSE2 is part of every x86-64 CPU.
 void md4_x4_sse2(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out,
                  std::size_t out_stride) noexcept;

@@ -38,6 +38,8 @@ inline std::uint32_t add_h(std::uint32_t acc, std::uint32_t b, std::uint32_t c, 
     return acc + (b ^ c ^ d);
 }
 
+}  // namespace
+
 void md4_compress(std::uint32_t st[4], const std::uint8_t* block) noexcept {
     std::uint32_t x[16];
     for (int i = 0; i < 16; ++i) x[i] = load_le32(block + 4 * i);
@@ -86,8 +88,6 @@ void md4_compress(std::uint32_t st[4], const std::uint8_t* block) noexcept {
     st[2] += c;
     st[3] += d;
 }
-
-}  // namespace
 
 void md4_scalar(const std::uint8_t* data, std::size_t len, std::uint8_t out[16]) noexcept {
     std::uint32_t st[4] = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u};
