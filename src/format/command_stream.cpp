@@ -1,4 +1,4 @@
-// command_stream.cpp - the streaming delta command decoder.
+// command_stream.cpp - the commands of a delta read as a stream (command_decoder checks them).
 #include "command_stream.hpp"
 
 #include <algorithm>
@@ -32,13 +32,7 @@ result<void> command_stream::fill(std::size_t need) {
 result<void> command_stream::start() {
     if (auto f = fill(4); !f) return f;
     if (hi_ - lo_ < 4) return fail_at(errc::input_ended, "delta is truncated inside its 4-byte magic");
-    const std::uint32_t m = get_be32(buf_.get() + lo_);
-    if (m != static_cast<std::uint32_t>(magic::delta)) {
-        char text[120];
-        std::snprintf(text, sizeof text, "bad magic %#x, expected %#x: not a delta", m,
-                      static_cast<std::uint32_t>(magic::delta));
-        return fail_at(errc::bad_magic, text);
-    }
+    if (auto ok = check_delta_magic(buf_.get() + lo_); !ok) return fail_at(ok.err().code, ok.err().message.c_str());
     lo_ += 4, at_ += 4;
     return {};
 }
@@ -49,37 +43,16 @@ result<delta_command> command_stream::next() {
         auto piece = literal_piece(cap_);
         if (!piece) return std::move(piece).err();
     }
-    char text[200];
     if (auto f = fill(17); !f) return std::move(f).err();  // the longest command: 1 + 8 + 8
     if (lo_ == hi_) return fail_at(errc::input_ended, "delta is truncated before the END command");
     const std::uint8_t* p = buf_.get() + lo_;
-    const std::uint8_t opcode = p[0];
-    const auto& op = opcode_table()[opcode];
-    delta_command c{op.kind, at_};
-    if (op.kind == cmd_kind::reserved) {
-        std::snprintf(text, sizeof text, "unknown command byte %#04x at offset %" PRIu64, opcode, c.offset);
-        return fail_at(errc::corrupt, text);
-    }
-    const std::size_t size = 1u + op.width1 + op.width2;
-    if (hi_ - lo_ < size) return fail_at(errc::input_ended, "delta is truncated inside a command");
-    const auto p1 = static_cast<std::int64_t>(op.width1 ? get_be(p + 1, op.width1) : 0);
-    const auto p2 = static_cast<std::int64_t>(op.width2 ? get_be(p + 1 + op.width1, op.width2) : 0);
+    const std::size_t size = command_header_size(p[0]);
+    if (opcode_table()[p[0]].kind != cmd_kind::reserved && hi_ - lo_ < size)
+        return fail_at(errc::input_ended, "delta is truncated inside a command");
+    auto c = decode_command(p, at_);
+    if (!c) return fail_at(c.err().code, c.err().message.c_str());
     lo_ += size, at_ += size;
-    if (op.kind == cmd_kind::literal) {
-        const std::int64_t len = op.immediate ? op.immediate : p1;
-        if (len <= 0) {
-            std::snprintf(text, sizeof text, "LITERAL at offset %" PRIu64 " has invalid length %" PRId64, c.offset, len);
-            return fail_at(errc::corrupt, text);
-        }
-        c.len = literal_left_ = static_cast<std::uint64_t>(len);
-    } else if (op.kind == cmd_kind::copy) {
-        if (p2 <= 0 || p1 < 0) {
-            std::snprintf(text, sizeof text, "COPY at offset %" PRIu64 " has invalid %s %" PRId64, c.offset,
-                          p2 <= 0 ? "length" : "position", p2 <= 0 ? p2 : p1);
-            return fail_at(errc::corrupt, text);
-        }
-        c.pos = static_cast<std::uint64_t>(p1), c.len = static_cast<std::uint64_t>(p2);
-    }
+    if (c->kind == cmd_kind::literal) literal_left_ = c->len;
     return c;
 }
 

@@ -2,6 +2,7 @@
 // data straight from input to output and COPY data straight from the basis to
 // output, so memory stays constant whatever the command lengths.
 #include "format/checksum_trailer.hpp"
+#include "format/command_decoder.hpp"
 #include "core/exception_guard.hpp"
 #include "format/netint.hpp"
 #include "format/opcodes.hpp"
@@ -93,8 +94,7 @@ private:
     std::size_t header_size() const {
         if (state_ == state::magic) return 4;
         if (have_.empty()) return 1;
-        const auto& op = detail::opcode_table()[have_[0]];
-        return 1 + op.width1 + op.width2;
+        return detail::command_header_size(have_[0]);
     }
 
     bool gather(buffers& io) {
@@ -110,57 +110,35 @@ private:
 
     result<void> take_header() {
         const std::uint64_t header_offset = static_cast<std::uint64_t>(stats_.in_bytes) - have_.size();
-        char text[240];
         if (state_ == state::magic) {
-            const std::uint32_t m = detail::get_be32(have_.data());
+            auto ok = detail::check_delta_magic(have_.data());
             have_.clear();
-            if (m != static_cast<std::uint32_t>(magic::delta)) {
-                std::snprintf(text, sizeof text, "bad magic %#x, expected %#x: not a delta%s", m,
-                              static_cast<std::uint32_t>(magic::delta),
-                              format_of_magic(m) ? " (it is a signature)" : "");
-                return error_at(errc::bad_magic, text);
-            }
+            if (!ok) return error_at(ok.err().code, ok.err().message.c_str());
             state_ = state::command;
             return {};
         }
-        const std::uint8_t opcode = have_[0];
-        const auto& op = detail::opcode_table()[opcode];
-        // Parameters are signed 64-bit in librsync: an 8-byte value with the top bit set is negative.
-        const auto p1 = static_cast<std::int64_t>(op.width1 ? detail::get_be(&have_[1], op.width1) : 0);
-        const auto p2 = static_cast<std::int64_t>(op.width2 ? detail::get_be(&have_[1 + op.width1], op.width2) : 0);
+        auto c = detail::decode_command(have_.data(), header_offset);
+        const auto header_bytes = static_cast<std::int64_t>(have_.size());
         have_.clear();
+        if (!c) return error_at(c.err().code, c.err().message.c_str());
         command_offset_ = header_offset;
-        switch (op.kind) {
+        switch (c->kind) {
         case detail::cmd_kind::end:
             state_ = state::done;
             return {};
-        case detail::cmd_kind::reserved:
-            std::snprintf(text, sizeof text, "unknown command byte %#04x at offset %" PRIu64, opcode, header_offset);
-            return error_at(errc::corrupt, text);
-        case detail::cmd_kind::literal: {
-            const std::int64_t len = op.immediate ? op.immediate : p1;
-            if (len <= 0) {
-                std::snprintf(text, sizeof text, "LITERAL at offset %" PRIu64 " has invalid length %" PRId64,
-                              header_offset, len);
-                return error_at(errc::corrupt, text);
-            }
-            remaining_ = static_cast<std::uint64_t>(len);
-            stats_.lit_cmds += 1, stats_.lit_bytes += len, stats_.lit_cmdbytes += 1 + op.width1;
+        case detail::cmd_kind::literal:
+            remaining_ = c->len;
+            stats_.lit_cmds += 1, stats_.lit_bytes += static_cast<std::int64_t>(c->len), stats_.lit_cmdbytes += header_bytes;
             state_ = state::literal;
             return {};
-        }
         case detail::cmd_kind::copy:
-            if (p2 <= 0 || p1 < 0) {
-                std::snprintf(text, sizeof text, "COPY at offset %" PRIu64 " has invalid %s %" PRId64,
-                              header_offset, p2 <= 0 ? "length" : "position", p2 <= 0 ? p2 : p1);
-                return error_at(errc::corrupt, text);
-            }
-            copy_pos_ = static_cast<std::uint64_t>(p1);
-            remaining_ = static_cast<std::uint64_t>(p2);
+            copy_pos_ = c->pos;
+            remaining_ = c->len;
             copy_start_ = copy_pos_;
-            stats_.copy_cmds += 1, stats_.copy_bytes += p2, stats_.copy_cmdbytes += 1 + op.width1 + op.width2;
+            stats_.copy_cmds += 1, stats_.copy_bytes += static_cast<std::int64_t>(c->len), stats_.copy_cmdbytes += header_bytes;
             state_ = state::copy;
             return {};
+        case detail::cmd_kind::reserved: break;  // refused by decode_command
         }
         return {};
     }
