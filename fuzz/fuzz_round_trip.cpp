@@ -18,6 +18,7 @@
 //     synthesised from the input, so signature hashing and delta scanning really
 //     run on several cores through the public API.
 #include "delta_checker.hpp"
+#include "match/index_access.hpp"
 
 #include "match/block_index.hpp"
 #include "format/command_writer.hpp"
@@ -48,10 +49,10 @@ bytes direct_scan(const signature& sig, std::span<const std::uint8_t> d, unsigne
     const std::size_t bl = sig.params().block_len;
     const strong_kind strong = sig.params().format().strong;
     rdelta::detail::work_budget budget;  // unlimited
-    rdelta::detail::matcher<Kind> m(*sig.index(), bl, strong, writer, stats, budget);
+    rdelta::detail::matcher<Kind> m(*rdelta::detail::index_access::of(sig), bl, strong, writer, stats, budget);
     writer.magic(static_cast<std::uint32_t>(magic::delta));
     if (threads > 1 && d.size() > bl)
-        rdelta::detail::scan_parallel(m, *sig.index(), bl, strong, d.data(), d.size(), threads, stats, budget);
+        rdelta::detail::scan_parallel(m, *rdelta::detail::index_access::of(sig), bl, strong, d.data(), d.size(), threads, stats, budget);
     else
         m.scan_full(d.data(), d.size());
     m.scan_tail(d.data(), d.size());

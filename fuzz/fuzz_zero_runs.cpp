@@ -78,7 +78,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto scanned = make_delta(*sig, next, 0, options);
     FUZZ_CHECK(scanned.ok(), "make_delta failed");
 
-    auto j = rdelta::detail::make_scanning_delta_job(*sig, options);
+    auto made = rdelta::detail::make_scanning_delta_job(*sig, options);
+    FUZZ_CHECK(made.ok(), "make_scanning_delta_job failed");
+    auto& j = *made;
     bytes fed;
     for (const auto& s : segments) {
         if (!s.data.empty()) pump(*j, s.data.data(), s.data.size(), false, fed);

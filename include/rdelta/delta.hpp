@@ -14,9 +14,10 @@
 namespace rdelta {
 
 /// A job that reads the new file and writes a delta against `sig`.
-/// `sig` must outlive the job and have its index built, unless it has no blocks
-/// (an empty basis), in which case every input chunk becomes one LITERAL ("slack
-/// delta", so chunking matters only then). Output is byte-identical to rdiff 2.3.2
+/// `sig` must outlive the job; its index is used when build_index() made the one
+/// these options need, else the job builds its own. A signature with no blocks
+/// (an empty basis) makes every input chunk one LITERAL ("slack delta", so
+/// chunking matters only then). Output is byte-identical to rdiff 2.3.2
 /// whatever `options.threads` is; large input chunks are scanned on several cores.
 /// With `options.checksum`, 28 bytes follow END: "rdck", the new file's length
 /// (u64 big-endian) and its XXH3-128 (canonical form); rdiff ignores them.

@@ -18,6 +18,9 @@ namespace rdelta {
 
 class block_index;
 class basis_reader;
+namespace detail {
+class index_access;
+}
 
 /// A signature held in memory: header parameters plus one (weak, strong) record per block.
 class signature {
@@ -45,12 +48,16 @@ public:
     /// Reserve room for n records (a hint); mem_error when that much cannot be had.
     result<void> reserve(std::size_t n);
 
-    /// Build the lookup index delta generation needs (rs_build_hash_table).
-    /// `keep_duplicates`: needed for the best in-place-safe deltas (job_options).
+    /// Build the lookup index once, to share it between delta jobs (as librsync's
+    /// rs_build_hash_table). Optional: a delta job whose options need another index
+    /// (`keep_duplicates` is what in-place-safe deltas need) or finds none builds
+    /// its own. The signature must not change while an index is in use.
     result<void> build_index(bool keep_duplicates = false);
-    /// The lookup index, or nullptr before build_index().
-    const block_index* index() const noexcept { return index_.get(); }
 
+private:
+    friend class detail::index_access;  // the delta jobs read the index
+
+public:
     /// Bytes of memory held for records and index.
     std::size_t memory_bytes() const noexcept;
 

@@ -7,6 +7,7 @@
 // except a slack delta's (empty signature), where each call's input is one LITERAL;
 // our delta jobs always take all input, so that holds.
 #include "capi.hpp"
+#include "match/index_access.hpp"
 
 #include <rdelta/delta.hpp>
 
@@ -143,7 +144,7 @@ rs_job* delta_begin(rs_signature_t* sig) {
     static const rdelta::signature empty{rdelta::sig_params{}};
     rs_job* job = new_job(rs_job::kind::delta);
     job->sig = sig;
-    if (sig && sig->sig.block_count() > 0 && !sig->sig.index()) {
+    if (sig && sig->sig.block_count() > 0 && !rdelta::detail::index_access::of(sig->sig)) {
         // librsync asserts (abort) here; we fail the job instead.
         job->impl = std::make_unique<failed_job>(rdelta::fail(
             rdelta::errc::param_error, "signature has no hash table: call rs_build_hash_table() first"));

@@ -1,6 +1,7 @@
 // delta.cpp - delta jobs: the slack delta of an empty signature, and the
 // streaming wrapper around the matcher (matcher.hpp holds the exact algorithm).
 #include "format/checksum_trailer.hpp"
+#include "match/index_access.hpp"
 #include "format/command_writer.hpp"
 #include "delta_job.hpp"
 #include "core/exception_guard.hpp"
@@ -57,8 +58,9 @@ private:
 template <weak_kind Kind>
 class delta_job final : public detail::zero_aware_delta_job {
 public:
-    delta_job(const signature& sig, job_options options)
-        : index_(*sig.index()),
+    delta_job(const signature& sig, job_options options, std::unique_ptr<const block_index> own_index)
+        : own_index_(std::move(own_index)),
+          index_(own_index_ ? *own_index_ : *detail::index_access::of(sig)),
           block_len_(sig.params().block_len),
           strong_(sig.params().format().strong),
           threads_(options.threads ? options.threads : detail::default_threads()),
@@ -188,6 +190,7 @@ private:
         matcher_.rebase(done);
     }
 
+    std::unique_ptr<const block_index> own_index_;  // when the signature's would not do
     const block_index& index_;
     const std::size_t block_len_;
     const strong_kind strong_;
@@ -221,10 +224,20 @@ private:
 
 namespace detail {
 
-std::unique_ptr<zero_aware_delta_job> make_scanning_delta_job(const signature& sig, job_options options) {
+result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, job_options options) {
+    std::unique_ptr<const block_index> own;
+    const block_index* shared = index_access::of(sig);
+    if (!shared || shared->keeps_duplicates() != options.in_place_safe) {
+        auto built = block_index::build(sig, options.in_place_safe);
+        if (!built) return std::move(built).err();
+        own = std::make_unique<const block_index>(std::move(*built));
+    }
+    std::unique_ptr<zero_aware_delta_job> j;
     if (sig.params().format().weak == weak_kind::rollsum)
-        return std::make_unique<delta_job<weak_kind::rollsum>>(sig, options);
-    return std::make_unique<delta_job<weak_kind::rabinkarp>>(sig, options);
+        j = std::make_unique<delta_job<weak_kind::rollsum>>(sig, options, std::move(own));
+    else
+        j = std::make_unique<delta_job<weak_kind::rabinkarp>>(sig, options, std::move(own));
+    return j;
 }
 
 }  // namespace detail
@@ -239,10 +252,9 @@ std::size_t delta_chunk_size(const signature& sig, unsigned threads) {
 std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
     return detail::make_guarded_job("delta", [&]() -> std::unique_ptr<job> {
         if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
-        if (!sig.index())
-            return std::make_unique<failed_job>(
-                fail(errc::internal_error, "delta needs the signature's index: call build_index() first"));
-        return detail::make_scanning_delta_job(sig, options);
+        auto j = detail::make_scanning_delta_job(sig, options);
+        if (!j) return std::make_unique<failed_job>(std::move(j).err());
+        return std::unique_ptr<job>(std::move(*j));
     });
 }
 

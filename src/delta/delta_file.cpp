@@ -4,6 +4,7 @@
 #include "core/exception_guard.hpp"
 
 #include <rdelta/delta.hpp>
+#include <rdelta/drive.hpp>
 #include <rdelta/patch.hpp>
 
 #include <algorithm>
@@ -14,34 +15,6 @@ namespace rdelta {
 namespace {
 
 constexpr std::uint64_t hole_unit = std::uint64_t{1} << 20;  // granularity of hole queries
-constexpr std::size_t out_window = std::size_t{256} << 10;
-
-// Runs a job over pushed input and hands its output to the sink as it comes.
-class job_pump {
-public:
-    job_pump(job& j, const delta_sink& sink) : job_(j), sink_(sink), out_(new std::uint8_t[out_window]) {}
-
-    result<void> push(const std::uint8_t* data, std::size_t n, bool eof) {
-        buffers io{data, n, eof, out_.get(), out_window};
-        for (;;) {
-            io.next_out = out_.get(), io.avail_out = out_window;
-            auto status = job_.iterate(io);
-            const std::size_t produced = out_window - io.avail_out;
-            if (produced)
-                if (auto sent = sink_({out_.get(), produced}); !sent) return sent;
-            if (!status) return std::move(status).err();
-            if (*status == job_status::done) return {};
-            if (io.avail_in == 0 && io.avail_out > 0 && !eof) return {};
-            if (eof && produced == 0 && io.avail_in == 0)
-                return fail(errc::internal_error, "delta job made no progress at end of input");
-        }
-    }
-
-private:
-    job& job_;
-    const delta_sink& sink_;
-    std::unique_ptr<std::uint8_t[]> out_;
-};
 
 result<void> read_exactly(basis_reader& file, std::uint64_t pos, std::uint8_t* p, std::size_t n) {
     for (std::size_t got = 0; got < n;) {
@@ -86,11 +59,11 @@ result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const
     for (std::uint64_t pos = 0; pos < size;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - pos));
         if (auto r = read_exactly(file, pos, buf.get(), n); !r) return std::move(r).err();
-        if (auto r = pump.push(buf.get(), n, false); !r) return std::move(r).err();
+        if (auto r = pump.push({buf.get(), n}, false); !r) return std::move(r).err();
         pos += n;
         if (progress) progress(pos);
     }
-    if (auto r = pump.push(nullptr, 0, true); !r) return std::move(r).err();
+    if (auto r = pump.push({}, true); !r) return std::move(r).err();
     return j->stats();
 }
 
@@ -110,8 +83,9 @@ result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, co
 result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
                                      job_options options, const delta_sink& sink, const delta_progress& progress) {
     if (sig.block_count() == 0) return slack_delta_from(new_file, size, sig, options, sink, progress);
-    if (!sig.index()) return fail(errc::internal_error, "delta needs the signature's index: call build_index() first");
-    auto j = detail::make_scanning_delta_job(sig, options);
+    auto made = detail::make_scanning_delta_job(sig, options);
+    if (!made) return std::move(made).err();
+    auto& j = *made;
     job_pump pump(*j, sink);
     const std::uint64_t block_len = sig.params().block_len;
     // Chunks of whole hole units, as the job scans best.
@@ -124,7 +98,7 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
             for (std::uint64_t done = 0; done < hole;) {
                 const std::uint64_t piece = std::min(zero_piece, hole - done);
                 j->feed_zeros(piece);
-                if (auto r = pump.push(nullptr, 0, false); !r) return std::move(r).err();
+                if (auto r = pump.push({}, false); !r) return std::move(r).err();
                 done += piece;
             }
             pos += hole;
@@ -132,12 +106,12 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
             const auto n = static_cast<std::size_t>(data_length(new_file, pos, size, chunk));
             if (!buf) buf = std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(std::min(chunk, size)));
             if (auto r = read_exactly(new_file, pos, buf.get(), n); !r) return std::move(r).err();
-            if (auto r = pump.push(buf.get(), n, false); !r) return std::move(r).err();
+            if (auto r = pump.push({buf.get(), n}, false); !r) return std::move(r).err();
             pos += n;
         }
         if (progress) progress(pos);
     }
-    if (auto r = pump.push(nullptr, 0, true); !r) return std::move(r).err();
+    if (auto r = pump.push({}, true); !r) return std::move(r).err();
     return j->stats();
 }
 

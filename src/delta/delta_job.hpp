@@ -20,7 +20,9 @@ public:
     virtual void feed_zeros(std::uint64_t n) = 0;
 };
 
-/// The scanning job for a signature with blocks and a built index.
-std::unique_ptr<zero_aware_delta_job> make_scanning_delta_job(const signature& sig, job_options options);
+/// The scanning job for a signature with blocks. It uses the signature's index
+/// when that was built with the duplicate policy `options.in_place_safe` needs, and
+/// builds (and owns) one otherwise.
+result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, job_options options);
 
 }  // namespace rdelta::detail

@@ -17,6 +17,7 @@ result<block_index> block_index::build(const signature& sig, bool keep_duplicate
     const weak_kind weak = sig.params().format().weak;
 
     block_index idx;
+    idx.keep_duplicates_ = keep_duplicates;
     int bits = 1;  // about two entries per bucket
     while ((std::size_t{2} << bits) < n) ++bits;
     idx.shift_ = 32 - bits;

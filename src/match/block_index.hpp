@@ -83,6 +83,9 @@ public:
         return it == blocks_.begin() + last ? -1 : static_cast<std::int64_t>(*it);
     }
 
+    /// Whether blocks equal to an earlier one were kept (built for in-place-safe deltas).
+    bool keeps_duplicates() const noexcept { return keep_duplicates_; }
+
     std::size_t memory_bytes() const noexcept {
         return dir_.capacity() * 4 + blocks_.capacity() * 4 + filter_.capacity() * 8;
     }
@@ -144,6 +147,7 @@ private:
     std::size_t strong_len_ = 0;
     std::vector<std::uint32_t> dir_;
     std::vector<std::uint32_t> blocks_;  // block numbers sorted by (bucket, key, strong sum)
+    bool keep_duplicates_ = false;
 };
 
 }  // namespace rdelta

@@ -134,3 +134,37 @@ TEST_CASE("drive_job can be cancelled, and reports a sink's error") {
     REQUIRE_FALSE(full);
     CHECK(full.err().message == "out: No space left on device");
 }
+
+TEST_CASE("a delta job builds the index its options need") {
+    const auto basis = pattern(200000, 3);
+    auto next = basis;
+    std::copy(basis.begin() + 5000, basis.begin() + 9000, next.begin() + 60000);  // a block copied back
+    next.insert(next.begin() + 100, {7, 7});
+    const auto params = sig_params{0x72730147, 1024, 16};
+    auto sig_bytes = make_signature(basis, params);
+    REQUIRE(sig_bytes);
+    for (bool safe : {false, true}) {
+        CAPTURE(safe);
+        job_options options;
+        options.in_place_safe = safe;
+        auto fresh = load_signature(*sig_bytes);  // no build_index() at all
+        REQUIRE(fresh);
+        auto without = make_delta(*fresh, next, 0, options);
+        REQUIRE(without);
+        auto matching = load_signature(*sig_bytes);
+        REQUIRE(matching);
+        REQUIRE(matching->build_index(safe));
+        auto with = make_delta(*matching, next, 0, options);
+        REQUIRE(with);
+        CHECK(*without == *with);
+        auto other = load_signature(*sig_bytes);  // built for the other policy
+        REQUIRE(other);
+        REQUIRE(other->build_index(!safe));
+        auto mismatched = make_delta(*other, next, 0, options);
+        REQUIRE(mismatched);
+        CHECK(*mismatched == *with);
+        auto out = apply_patch(basis, *with);
+        REQUIRE(out);
+        CHECK(*out == next);
+    }
+}

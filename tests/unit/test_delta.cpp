@@ -106,13 +106,15 @@ TEST_CASE("delta output is independent of input chunking and round-trips") {
     }
 }
 
-TEST_CASE("delta needs a built index") {
+TEST_CASE("delta builds the index when none was built") {
     signature sig{sig_params{0x72730147, 4, 8}};
     const test::bytes strong(8, 0);
     REQUIRE(sig.add_block(1, strong));
     auto d = make_delta(sig, test::from_string("abcdefgh"));
-    REQUIRE(!d.ok());
-    CHECK(d.err().code == errc::internal_error);
+    REQUIRE(d.ok());
+    auto out = apply_patch(test::from_string("wxyz"), *d);
+    REQUIRE(out.ok());
+    CHECK(*out == test::from_string("abcdefgh"));
 }
 
 TEST_CASE("many identical weak sums with distinct strong sums are still matched exactly") {

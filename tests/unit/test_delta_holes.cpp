@@ -55,7 +55,9 @@ void drain(job& j, const std::uint8_t* in, std::size_t n, bool eof, test::bytes&
 // The delta of `pieces` with every zero run passed to feed_zeros in parts of `split` bytes.
 test::bytes delta_fed_with_zeros(const signature& sig, const std::vector<piece>& pieces, std::size_t split,
                                  job_options options) {
-    auto j = detail::make_scanning_delta_job(sig, options);
+    auto made = detail::make_scanning_delta_job(sig, options);
+    REQUIRE(made);
+    auto& j = *made;
     test::bytes out;
     for (const auto& p : pieces) {
         if (!p.data.empty()) drain(*j, p.data.data(), p.data.size(), false, out);
