@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(RDELTA_NO_SIMD)
 #include <cpuid.h>
 #define RDELTA_X86 1
 #endif
