@@ -105,6 +105,13 @@ public:
         return s;
     }
 
+    /// The same sizes, each raised to at least `floor` (0 included).
+    chunk_schedule at_least(std::size_t floor) const noexcept {
+        chunk_schedule s = *this;
+        for (std::size_t i = 0; i < count_; ++i) s.sizes_[i] = std::max(sizes_[i], floor);
+        return s;
+    }
+
     std::size_t next() noexcept { return sizes_[i_++ % count_]; }
     bool constant() const noexcept {
         return std::all_of(sizes_, sizes_ + count_, [&](std::size_t v) { return v == sizes_[0]; });
@@ -197,6 +204,18 @@ inline run_result drive(job& j, std::span<const std::uint8_t> in, chunk_schedule
 /// The same, with one window size each for input and output.
 inline run_result drive(job& j, std::span<const std::uint8_t> in, std::size_t in_chunk, std::size_t out_chunk) {
     return drive(j, in, chunk_schedule(in_chunk), chunk_schedule(out_chunk));
+}
+
+/// A deterministic 1-in-`n` draw on the whole input: FNV-1a of every byte, with
+/// `salt` mixed in. Expensive modes are gated by it (besides their parameter):
+/// almost every mutation of an input re-draws it, so such a mode stays about 1 in
+/// `n` of the executions however many corpus inputs were kept for reaching it
+/// (a parameter byte alone is inherited by most mutations of those inputs).
+/// make_seeds.py computes the same hash to write seeds that take the mode.
+inline bool one_in(const std::uint8_t* data, std::size_t size, std::uint64_t n, std::uint64_t salt = 0) noexcept {
+    std::uint64_t h = 0xcbf29ce484222325ull ^ salt;
+    for (std::size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
+    return (h ^ (h >> 32)) % n == 0;
 }
 
 /// A small deterministic generator for synthesised inputs (seeded from the input).

@@ -26,6 +26,8 @@
 #include <blake2.h>
 #include <openssl/md4.h>
 
+#include <vector>
+
 namespace {
 
 using namespace rdelta;
@@ -41,8 +43,38 @@ void reference_digest(strong_kind kind, const std::uint8_t* p, std::size_t n, st
         blake2b(out, p, nullptr, 32, n, 0);
 }
 
-void check_weak(const std::uint8_t* p, std::size_t n, std::size_t window, const char* level) {
-    const std::uint32_t rk_ref = d::rabinkarp_of(p, n), rs_ref = d::rollsum_of(p, n);
+// The plain loops' values for one input, computed once (they do not depend on the
+// ISA level) and compared at every level: the reference costs O(window) per
+// position, so computing it once per input instead of once per level keeps the
+// target fast.
+struct weak_refs {
+    std::uint32_t rk_all = 0, rs_all = 0;
+    std::size_t n = 0;                             // bytes the rolling check covers
+    std::vector<std::uint32_t> rk_rot, rs_rot;    // window at each position
+    std::vector<std::uint32_t> rk_out, rs_out;    // after rolling out 1, 2, ... bytes
+};
+
+// Rolling: slide a window over the data, then shrink it from the front (as the
+// tail of a delta does). Only the first 256 positions.
+weak_refs reference_weak(const std::uint8_t* p, std::size_t n, std::size_t window) {
+    weak_refs r;
+    r.rk_all = d::rabinkarp_of(p, n), r.rs_all = d::rollsum_of(p, n);
+    if (window == 0 || window > n) return r;
+    r.n = std::min(n, window + 256);
+    for (std::size_t pos = 0; pos + window <= r.n; ++pos) {
+        r.rk_rot.push_back(d::rabinkarp_of(p + pos, window));
+        r.rs_rot.push_back(d::rollsum_of(p + pos, window));
+    }
+    for (std::size_t pos = r.n - window + 1, len = window - 1;; ++pos, --len) {
+        r.rk_out.push_back(d::rabinkarp_of(p + pos, len));
+        r.rs_out.push_back(d::rollsum_of(p + pos, len));
+        if (len == 0) break;
+    }
+    return r;
+}
+
+void check_weak(const std::uint8_t* p, std::size_t n, std::size_t window, const weak_refs& ref, const char* level) {
+    const std::uint32_t rk_ref = ref.rk_all, rs_ref = ref.rs_all;
     FUZZ_CHECK(d::rabinkarp_block(p, n) == rk_ref, "[%s] rabinkarp_block(%zu bytes)", level, n);
     std::uint32_t s1 = 0, s2 = 0;
     d::rollsum_block(p, n, s1, s2);
@@ -50,46 +82,52 @@ void check_weak(const std::uint8_t* p, std::size_t n, std::size_t window, const 
     FUZZ_CHECK(d::weak_sum_of(weak_kind::rabinkarp, p, n) == rk_ref, "[%s] weak_sum_of rabinkarp", level);
     FUZZ_CHECK(d::weak_sum_of(weak_kind::rollsum, p, n) == rs_ref, "[%s] weak_sum_of rollsum", level);
 
-    // Rolling: slide a window over the data, then shrink it from the front (as the
-    // tail of a delta does), comparing every state with the plain loops. The
-    // reference costs O(window) per position, so only the first 256 positions.
     if (window == 0 || window > n) return;
-    n = std::min(n, window + 256);
+    n = ref.n;
     d::rabinkarp rk;
     d::rollsum rs;
     rk.init(p, window);
     rs.init(p, window);
     for (std::size_t pos = 0;; ++pos) {
-        FUZZ_CHECK(rk.digest() == d::rabinkarp_of(p + pos, window), "[%s] rabinkarp rotate at %zu", level, pos);
-        FUZZ_CHECK(rs.digest() == d::rollsum_of(p + pos, window), "[%s] rollsum rotate at %zu", level, pos);
+        FUZZ_CHECK(rk.digest() == ref.rk_rot[pos], "[%s] rabinkarp rotate at %zu", level, pos);
+        FUZZ_CHECK(rs.digest() == ref.rs_rot[pos], "[%s] rollsum rotate at %zu", level, pos);
         if (pos + window == n) break;
         rk.rotate(p[pos], p[pos + window]);
         rs.rotate(p[pos], p[pos + window]);
     }
-    for (std::size_t pos = n - window, len = window; len > 0;) {
+    std::size_t k = 0;
+    for (std::size_t pos = n - window, len = window; len > 0; ++k) {
         rk.rollout(p[pos]);
         rs.rollout(p[pos]);
         ++pos, --len;
-        FUZZ_CHECK(rk.digest() == d::rabinkarp_of(p + pos, len), "[%s] rabinkarp rollout to %zu bytes", level, len);
-        FUZZ_CHECK(rs.digest() == d::rollsum_of(p + pos, len), "[%s] rollsum rollout to %zu bytes", level, len);
+        FUZZ_CHECK(rk.digest() == ref.rk_out[k], "[%s] rabinkarp rollout to %zu bytes", level, len);
+        FUZZ_CHECK(rs.digest() == ref.rs_out[k], "[%s] rollsum rollout to %zu bytes", level, len);
     }
     d::rabinkarp rk_in;
     d::rollsum rs_in;
     for (std::size_t i = 0; i < window; ++i) rk_in.rollin(p[i]), rs_in.rollin(p[i]);
-    FUZZ_CHECK(rk_in.digest() == d::rabinkarp_of(p, window), "[%s] rabinkarp rollin", level);
-    FUZZ_CHECK(rs_in.digest() == d::rollsum_of(p, window), "[%s] rollsum rollin", level);
+    FUZZ_CHECK(rk_in.digest() == ref.rk_rot[0], "[%s] rabinkarp rollin", level);
+    FUZZ_CHECK(rs_in.digest() == ref.rs_rot[0], "[%s] rollsum rollin", level);
+}
+
+// OpenSSL / libb2 digests of each block (32 bytes apart), computed once per input.
+std::vector<std::uint8_t> reference_strong(strong_kind kind, const std::uint8_t* p, std::size_t block_len,
+                                           std::size_t count) {
+    std::vector<std::uint8_t> refs(count * 32);
+    for (std::size_t i = 0; i < count; ++i) reference_digest(kind, p ? p + i * block_len : nullptr, block_len, &refs[i * 32]);
+    return refs;
 }
 
 void check_strong(strong_kind kind, const std::uint8_t* p, std::size_t block_len, std::size_t count,
-                  const char* level) {
+                  const std::vector<std::uint8_t>& refs, const char* level) {
     const std::size_t dlen = max_strong_len(kind);
     exact_buffer many(count * d::digest_stride);
     d::strong_sum_many(kind, p, block_len, count, many.data());
     for (std::size_t i = 0; i < count; ++i) {
         const std::uint8_t* block = p ? p + i * block_len : nullptr;
-        std::uint8_t one[32], ref[32];
+        std::uint8_t one[32];
+        const std::uint8_t* ref = &refs[i * 32];
         d::strong_sum(kind, block, block_len, one);
-        reference_digest(kind, block, block_len, ref);
         const char* name = kind == strong_kind::md4 ? "md4" : "blake2b";
         FUZZ_CHECK(std::memcmp(one, ref, dlen) == 0, "[%s] strong_sum %s of a %zu-byte block differs from the reference",
                    level, name, block_len);
@@ -118,6 +156,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t window = p.value<std::size_t>(0, 300);
     const auto payload = p.rest();
     const std::size_t count = block_len ? std::min(want_count, payload.size() / block_len) : want_count;
+    // The references, once for every level, from the input itself.
+    const weak_refs weak_ref = reference_weak(payload.data(), payload.size(), window);
+    const auto md4_ref = reference_strong(strong_kind::md4, payload.data(), block_len, count);
+    const auto blake2_ref = reference_strong(strong_kind::blake2, payload.data(), block_len, count);
     exact_buffer blocks(payload.first(block_len * count), offset);
     exact_buffer all(payload, offset);
 
@@ -128,9 +170,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(static_cast<int>(d::active_isa()) == level, "force_isa(%d) gave level %d", level,
                    static_cast<int>(d::active_isa()));
         const char* name = d::isa_name(static_cast<d::isa>(level));
-        check_weak(all.data(), all.size(), window, name);
-        check_strong(strong_kind::md4, blocks.data(), block_len, count, name);
-        check_strong(strong_kind::blake2, blocks.data(), block_len, count, name);
+        check_weak(all.data(), all.size(), window, weak_ref, name);
+        check_strong(strong_kind::md4, blocks.data(), block_len, count, md4_ref, name);
+        check_strong(strong_kind::blake2, blocks.data(), block_len, count, blake2_ref, name);
     }
     d::reset_forced_isa();
     return 0;

@@ -5,8 +5,9 @@
 // schedules, a signature corruption, basis length).
 // Each job runs through fuzzer-chosen input and output windows (sizes cycled,
 // 0 and 1 included; see fuzz_common.hpp for the contract checks of the driver).
-// In big mode (1 input in 16) the new file is blown up to 33-133 KB and the input
-// windows are sized around 32768 + block length, where the delta job carries
+// In big mode (1 input in 16 x 16, and 1 in 16 of the mutations of an input that
+// took it; see one_in in fuzz_common.hpp; blocks over 4 bytes) the new file is blown up to 33-133 KB and the input
+// windows are sized around 32768 + block length (output windows >= 64 bytes), where the delta job carries
 // bytes between calls and may start scanning on several cores.
 //   * signature job output == make_signature();
 //   * loadsig job on the (possibly truncated or corrupted) signature == load_signature():
@@ -49,16 +50,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     prm.block_len = p.boolean() ? p.value<std::uint32_t>(1, 64) : p.pick(larger_blocks);
     prm.strong_len = p.value<std::uint32_t>(1, static_cast<std::uint32_t>(full));
     const job_options opts{fuzz_threads(p.value<unsigned>(1, 3))};
-    const bool big = p.value<unsigned>(0, 15) == 9;
+    // Big mode: its parameter and a 1-in-16 draw on the whole input (one_in), not
+    // with blocks of 1-4 bytes (which match almost everywhere: a second per input).
+    const bool big = p.value<unsigned>(0, 15) == 9 && one_in(data, size, 16) && prm.block_len > 4;
     xorshift rng{big ? p.integral(0, UINT32_MAX) * 0x9e3779b97f4a7c15ull + 1 : 1};
     const chunk_schedule in_sched =
         big ? chunk_schedule::around(p, max_literal_run, 2 * prm.block_len + 256) : chunk_schedule::from(p);
-    const chunk_schedule out_sched = chunk_schedule::from(p);
+    // Output windows of a few bytes over a 100 KB output cost seconds; in big mode
+    // output windows are at least 64 bytes (tiny ones are fuzzed on small files).
+    const chunk_schedule out_sched = big ? chunk_schedule::from(p).at_least(64) : chunk_schedule::from(p);
     const unsigned corruption = p.value<unsigned>(0, 3);  // 0, 1: none; 2: truncate; 3: flip a byte
     const std::size_t corrupt_at = p.value<std::size_t>(0, 65535);
     const std::size_t basis_len = p.value<std::size_t>(0, 8192);
-    exact_buffer basis(p.bytes(basis_len));
-    const auto payload = p.rest();
+    // Blocks of 1-4 bytes make signatures 5-36 times the basis and match almost
+    // everywhere: at most 1 KB of basis and of new file then, so driving them
+    // through windows of a few bytes stays fast.
+    const std::size_t small_cap = prm.block_len <= 4 ? 1024 : SIZE_MAX;
+    const auto basis_part = p.bytes(basis_len);
+    exact_buffer basis(basis_part.first(std::min(basis_part.size(), small_cap)));
+    const auto rest = p.rest();
+    const auto payload = rest.first(std::min(rest.size(), small_cap));
     exact_buffer new_file(big ? synth_new(basis.span(), payload, prm.block_len, 33000 + rng.below(100000), rng)
                               : bytes(payload.begin(), payload.end()));
 
