@@ -11,6 +11,8 @@
 // real scan lands inside one, it scans on by itself until it leaves it.
 #pragma once
 
+#include <atomic>
+
 #include "matcher.hpp"
 #include "core/parallel.hpp"
 
@@ -28,6 +30,9 @@ constexpr std::size_t min_segment(std::size_t block_len) {
 // Below this many windows per call there is nothing to share.
 constexpr std::size_t segments_floor(unsigned threads) { return std::size_t{threads} * 2; }
 
+/// Calls that really split the scan into segments (tests assert the path ran).
+inline std::atomic<std::uint64_t> parallel_scans_run{0};
+
 template <weak_kind Kind>
 void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t block_len, strong_kind strong,
                    const std::uint8_t* d, std::size_t end, unsigned threads, job_stats& stats,
@@ -36,6 +41,7 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
     const std::size_t from = real.position();
     if (from >= stop || stop - from < segments_floor(threads)) return real.scan_until(d, stop, end);
     const std::size_t segments = threads;
+    parallel_scans_run.fetch_add(1, std::memory_order_relaxed);
     const std::size_t seg_len = (stop - from) / segments;
     auto boundary = [&](std::size_t k) { return k >= segments ? stop : from + k * seg_len; };
 

@@ -1,6 +1,8 @@
 // test_delta.cpp - delta generation: reference examples, matching rules, chunking.
 #include "test_helpers.hpp"
 
+#include "match/parallel_scan.hpp"
+
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>
 
@@ -144,7 +146,8 @@ TEST_CASE("parallel scanning gives the sequential delta") {
     // matches and must resynchronise; several formats and block lengths.
     const auto unit = test::random_bytes(3000, 21, 4);
     test::bytes basis;
-    while (basis.size() < (3u << 20)) basis.insert(basis.end(), unit.begin(), unit.end());
+    // Large enough that 4 threads get segments of their minimum size (1 MiB each).
+    while (basis.size() < (5u << 20)) basis.insert(basis.end(), unit.begin(), unit.end());
     const auto noise = test::random_bytes(basis.size(), 22, 4);
     for (std::size_t i = 0; i < basis.size(); i += 7919) basis[i] = noise[i];
     auto next = basis;
@@ -161,9 +164,11 @@ TEST_CASE("parallel scanning gives the sequential delta") {
             REQUIRE(sequential.ok());
             for (unsigned threads : {2u, 3u, 4u}) {
                 CAPTURE(threads);
+                const auto runs_before = detail::parallel_scans_run.load();
                 auto parallel = make_delta(sig, next, 0, job_options{threads});
                 REQUIRE(parallel.ok());
                 CHECK(*parallel == *sequential);
+                CHECK(detail::parallel_scans_run.load() > runs_before);  // the parallel path really ran
             }
         }
     }
