@@ -79,6 +79,10 @@ using signature_sink = std::function<result<void>(std::span<const std::uint8_t>)
 /// Signature of a random-access input of `size` bytes (a regular file, a block
 /// device, memory): slices are read and hashed on up to `options.threads` cores,
 /// `basis.read()` being called from several threads at once. Same bytes as the job.
+/// The sink receives the header, then the records of each group of slices (a few
+/// MiB of input per core) in order: its byte count gives progress (records of
+/// 4 + strong_len bytes, one per block), and an error it returns (a full disk, or
+/// the caller's own "cancelled") stops the work and comes back unchanged.
 result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
                                       job_options options, const signature_sink& sink);
 

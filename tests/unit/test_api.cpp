@@ -168,3 +168,27 @@ TEST_CASE("a delta job builds the index its options need") {
         CHECK(*out == next);
     }
 }
+
+TEST_CASE("make_signature_from reports progress through its sink and stops when it fails") {
+    const auto data = pattern(3 << 20, 4);
+    memory_basis basis(data);
+    const auto params = recommended_sig_params(data.size());
+    std::vector<std::uint8_t> whole;
+    int calls = 0;
+    auto done = make_signature_from(basis, data.size(), params, job_options{}, [&](std::span<const std::uint8_t> b) -> result<void> {
+        ++calls;
+        whole.insert(whole.end(), b.begin(), b.end());
+        return {};
+    });
+    REQUIRE(done);
+    CHECK(calls >= 2);
+    CHECK(whole == *make_signature(data, params));
+    int seen = 0;
+    auto cancelled = make_signature_from(basis, data.size(), params, job_options{}, [&](std::span<const std::uint8_t>) -> result<void> {
+        if (++seen == 2) return fail(errc::io_error, "cancelled by the caller");
+        return {};
+    });
+    REQUIRE_FALSE(cancelled);
+    CHECK(cancelled.err().message == "cancelled by the caller");
+    CHECK(seen == 2);
+}
