@@ -23,6 +23,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <ctime>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -159,6 +160,22 @@ byte_sink sink_to(compressing_writer& out) {
     return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes); };
 }
 
+// The output of signature and delta: the file (or stream), and the compressor
+// (codec::none passes bytes through) in front of it.
+int open_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out,
+                std::optional<compressing_writer>& packed) {
+    auto created = output_file::create(path, req.force);
+    if (!created) return report_output_create(inv, path, created.err());
+    out.emplace(std::move(*created));
+    out->set_nocache(req.nocache);
+    out->set_durable(req.durable);
+    auto writer = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out),
+                                           static_cast<unsigned>(req.threads));
+    if (!writer) return report(inv, writer.err());
+    packed.emplace(std::move(*writer));
+    return exit_success;
+}
+
 int check_hash_names(const request& req, const invocation& inv, sig_format& format) {
     if (req.hash == "blake2") format.strong = strong_kind::blake2;
     else if (req.hash == "md4") format.strong = strong_kind::md4;
@@ -210,13 +227,9 @@ int signature_command(const request& req, const invocation& inv) {
         std::fprintf(stderr, "%s: signature: magic %#x, block length %u, strong sum length %u\n", inv.prog.c_str(),
                      params.magic, params.block_len, params.strong_len);
 
-    auto out = output_file::create(out_path, req.force);
-    if (!out) return report_output_create(inv, out_path, out.err());
-    out->set_nocache(req.nocache);
-    out->set_durable(req.durable);
-    auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out),
-                                              static_cast<unsigned>(req.threads));
-    if (!packed) return report(inv, packed.err());
+    std::optional<output_file> out;
+    std::optional<compressing_writer> packed;
+    if (int rc = open_output(req, inv, out_path, out, packed)) return rc;
     stats_printer stats(req, inv);
     stats.start();
     auto meter = make_meter(req, inv, "signature", in->regular_size());
@@ -296,13 +309,9 @@ int delta_command(const request& req, const invocation& inv) {
     stats.job_done(loader->stats());
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
-    auto out = output_file::create(out_path, req.force);
-    if (!out) return report_output_create(inv, out_path, out.err());
-    out->set_nocache(req.nocache);
-    out->set_durable(req.durable);
-    auto packed = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out),
-                                              static_cast<unsigned>(req.threads));
-    if (!packed) return report(inv, packed.err());
+    std::optional<output_file> out;
+    std::optional<compressing_writer> packed;
+    if (int rc = open_output(req, inv, out_path, out, packed)) return rc;
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
     // An in-place delta carries the trailer by default: patch --in-place then verifies
     // the image and refuses to apply the delta twice.

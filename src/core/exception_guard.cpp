@@ -70,6 +70,8 @@ private:
 
 }  // namespace
 
+std::unique_ptr<job> make_failed_job(error e) { return std::make_unique<failed_job>(std::move(e)); }
+
 error error_from_current_exception(const char* what) noexcept {
     try {
         return classify(what);

@@ -35,6 +35,9 @@ auto exceptions_as_errors(const char* what, Body&& body) noexcept -> decltype(bo
 /// error, returned again by every later call. Throws std::bad_alloc itself.
 std::unique_ptr<job> guard_job(std::unique_ptr<job> inner);
 
+/// A job whose every iterate() returns `e` (a job that could not be made).
+std::unique_ptr<job> make_failed_job(error e);
+
 /// A job that fails at once with the error for the exception being handled (or
 /// nullptr when not even that can be allocated); call only inside a catch block.
 std::unique_ptr<job> failed_job_for_current_exception(const char* what) noexcept;

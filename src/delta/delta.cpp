@@ -209,17 +209,6 @@ private:
     bool ended_ = false;
 };
 
-class failed_job final : public job {
-public:
-    explicit failed_job(error e) : error_(std::move(e)) {}
-    result<job_status> iterate(buffers&) override { return error_; }
-    const job_stats& stats() const noexcept override { return stats_; }
-
-private:
-    error error_;
-    job_stats stats_;
-};
-
 }  // namespace
 
 namespace detail {
@@ -253,7 +242,7 @@ std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
     return detail::make_guarded_job("delta", [&]() -> std::unique_ptr<job> {
         if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
         auto j = detail::make_scanning_delta_job(sig, options);
-        if (!j) return std::make_unique<failed_job>(std::move(j).err());
+        if (!j) return detail::make_failed_job(std::move(j).err());
         return std::unique_ptr<job>(std::move(*j));
     });
 }
