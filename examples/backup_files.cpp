@@ -74,7 +74,8 @@ result<void> rebuild(const std::string& basis_path, const std::string& delta_pat
     if (!delta_in) return std::move(delta_in).err();
     auto out = output_file::create(out_path, true);
     if (!out) return std::move(out).err();
-    out->set_sparse(true);  // runs of zeros become holes
+    out->set_sparse(true);   // runs of zeros become holes
+    out->set_durable(true);  // on disk before it is published: a backup survives a power cut
     file_basis basis(*basis_in);
     patch_options options;
     options.delta_name = delta_path;

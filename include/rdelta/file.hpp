@@ -117,13 +117,14 @@ public:
 
     result<void> write(const std::uint8_t* p, std::size_t n);
     /// Make the output visible under its name (see the class comment); with
-    /// durability on (the default), the data reaches the disk first.
+    /// durability on (set_durable), the data reaches the disk first.
     result<void> commit();
     /// Write aligned 4 KiB runs of zeros as holes (files only, not streams).
     void set_sparse(bool on) noexcept { sparse_ = on && kind_ != stream_kind; }
     /// Push written data out of the page cache as it goes (--nocache).
     void set_nocache(bool on) noexcept { nocache_ = on && kind_ != stream_kind; }
-    /// fsync the file before publishing it and its folder after (on by default).
+    /// fsync the file before publishing it and its folder after (off by default,
+    /// as in rdiff and cp; a backup that must survive a power cut turns it on).
     void set_durable(bool on) noexcept { durable_ = on; }
     const std::string& name() const noexcept { return name_; }
     /// Whether what was written can be read back before commit() (not a stream).
@@ -151,7 +152,7 @@ private:
     std::uint64_t pos_ = 0;          // bytes of output so far (holes included)
     std::uint64_t dropped_to_ = 0;   // --nocache: pages before this were dropped
     std::uint64_t flushing_to_ = 0;  // writeback started up to here
-    bool force_ = false, sparse_ = false, nocache_ = false, durable_ = true;
+    bool force_ = false, sparse_ = false, nocache_ = false, durable_ = false;
 };
 
 /// An output being written, read back before it is committed (to check it).

@@ -87,7 +87,8 @@ option_table::option_table() {
         ("no-progress", "Do not show progress")
         ("nocache", "Do not keep file data in the page cache")
         ("no-sparse", "patch: write zero runs as data, not as holes")
-        ("no-fsync", "Publish outputs without flushing them to disk first")
+        ("fsync", "Flush each file output to disk before publishing it (durable against power loss)")
+        ("no-fsync", "Publish outputs without flushing them to disk (the default)")
         ("checksum", "delta: append the new file's length and XXH3-128 after END")
         ("verify", "patch: require the checksum trailer, check it and report")
         ("in-place", "patch BASIS [DELTA]: update BASIS itself, writing only what changes")
@@ -351,6 +352,8 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.json = true;
     } else if (key == "ultra") {
         req_.ultra = true;
+    } else if (key == "fsync") {
+        req_.durable = true;
     } else if (key == "no-fsync") {
         req_.durable = false;
     } else if (key == "checksum") {

@@ -43,7 +43,7 @@ struct request {
     std::optional<bool> progress;      ///< --progress / --no-progress; unset = command decides
     bool nocache = false;              ///< --nocache: do not keep file data in the page cache
     bool sparse = true;                ///< --no-sparse turns it off: patch writes zero runs as holes
-    bool durable = true;               ///< --no-fsync turns it off: outputs are flushed before they are published
+    bool durable = false;              ///< --fsync: outputs are flushed to disk before they are published
     bool checksum = false;             ///< --checksum: delta appends the whole-file checksum trailer
     bool verify = false;               ///< --verify: patch requires and reports the trailer
     bool in_place = false;             ///< --in-place: patch updates the basis file itself

@@ -247,16 +247,17 @@ def durability_case(r):
         return
     # LeakSanitizer cannot run under ptrace: a sanitizer build is traced without it.
     env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
-    p = subprocess.run(["strace", "-f", "-e", "trace=fsync,fdatasync,rename,renameat2", r.rdelta, "signature", "a",
-                        "durable.sig"], capture_output=True, text=True, env=env)
+    p = subprocess.run(["strace", "-f", "-e", "trace=fsync,fdatasync,rename,renameat2", r.rdelta, "signature", "--fsync",
+                        "a", "durable.sig"], capture_output=True, text=True, env=env)
     calls = [line for line in p.stderr.splitlines() if "fsync(" in line or "rename" in line]
     order = [("fsync" if "fsync(" in c else "rename") for c in calls]
     check(p.returncode == 0 and order[:3] == ["fsync", "rename", "fsync"],
-          f"the output is flushed before the rename and its folder after: {calls}")
-    p = subprocess.run(["strace", "-f", "-e", "trace=fsync,fdatasync", r.rdelta, "signature", "--no-fsync", "a",
-                        "fast.sig"], capture_output=True, text=True, env=env)
-    check(p.returncode == 0 and "fsync(" not in p.stderr and read("fast.sig") == read("a.sig"),
-          "--no-fsync publishes without flushing")
+          f"with --fsync the output is flushed before the rename and its folder after: {calls}")
+    for extra in ([], ["--no-fsync"], ["--fsync", "--no-fsync"]):
+        p = subprocess.run(["strace", "-f", "-e", "trace=fsync,fdatasync", r.rdelta, "signature", *extra, "a",
+                            "fast.sig", "-f"], capture_output=True, text=True, env=env)
+        check(p.returncode == 0 and "fsync(" not in p.stderr and read("fast.sig") == read("a.sig"),
+              f"signature {extra} publishes without flushing, as rdiff does")
 
 
 def main():
