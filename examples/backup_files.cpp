@@ -81,6 +81,7 @@ result<void> rebuild(const std::string& basis_path, const std::string& delta_pat
     options.delta_name = delta_path;
     std::vector<std::uint8_t> trailer;  // checked by reading the output back, not hashed twice
     options.take_trailer = [&](std::span<const std::uint8_t> t) { trailer.assign(t.begin(), t.end()); };
+    options.copy_direct = direct_file_copy(basis, *out);  // long COPYs file to file, in the kernel
     auto job = make_patch_job(basis, options);
     if (auto done = drive_job(*job, *delta_in, to(*out)); !done) return std::move(done).err();
     if (!trailer.empty()) {

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <sys/stat.h>
@@ -66,6 +67,8 @@ private:
     bool nocache_ = false;
 };
 
+class output_file;
+
 /// The basis of a patch (or a new file read at random), read with pread().
 class file_basis final : public basis_reader {
 public:
@@ -80,6 +83,8 @@ public:
     bool is_hole(std::uint64_t pos, std::uint64_t len) override;
 
 private:
+    friend std::function<result<std::uint64_t>(std::uint64_t, std::uint64_t, std::uint64_t)> direct_file_copy(
+        file_basis& basis, output_file& out);
     void drop_behind(std::uint64_t end) noexcept;
     int fd_;
     std::string name_;
@@ -116,6 +121,12 @@ public:
     ~output_file();
 
     result<void> write(const std::uint8_t* p, std::size_t n);
+    /// Append `len` bytes of the file open as `from_fd`, from its offset `from`,
+    /// copied inside the kernel (copy_file_range), if `at` is the output's current
+    /// length. A sparse output keeps the source's holes. Returns the bytes appended:
+    /// fewer where the source ends, 0 for a stream or when the kernel cannot copy
+    /// between the two files (then write() the bytes).
+    result<std::uint64_t> append_copy(int from_fd, std::uint64_t from, std::uint64_t len, std::uint64_t at);
     /// Make the output visible under its name (see the class comment); with
     /// durability on (set_durable), the data reaches the disk first.
     result<void> commit();
@@ -153,7 +164,14 @@ private:
     std::uint64_t dropped_to_ = 0;   // --nocache: pages before this were dropped
     std::uint64_t flushing_to_ = 0;  // writeback started up to here
     bool force_ = false, sparse_ = false, nocache_ = false, durable_ = false;
+    bool no_direct_copy_ = false;  // the kernel refused a copy_file_range
 };
+
+/// patch_options::copy_direct for a patch from `basis` into `out` (both must
+/// outlive the job): COPY runs are copied file to file inside the kernel, where the
+/// filesystem may share extents (reflinks on XFS and btrfs). Use it with take_trailer.
+std::function<result<std::uint64_t>(std::uint64_t, std::uint64_t, std::uint64_t)> direct_file_copy(file_basis& basis,
+                                                                                                     output_file& out);
 
 /// An output being written, read back before it is committed (to check it).
 class written_output final : public basis_reader {

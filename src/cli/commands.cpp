@@ -379,8 +379,10 @@ int patch_command(const request& req, const invocation& inv) {
     // A file output is checked against a checksum trailer by reading it back, so a
     // delta without one costs no hashing.
     std::vector<std::uint8_t> trailer;
-    if (out->can_read_back())
+    if (out->can_read_back()) {
         options.take_trailer = [&](std::span<const std::uint8_t> t) { trailer.assign(t.begin(), t.end()); };
+        options.copy_direct = direct_file_copy(basis, *out);  // long COPYs file to file in the kernel
+    }
     auto j = make_patch_job(basis, options);
     auto done = drive(*j, *delta_in, sink_to(*out), default_chunk, meter.get(), !by_delta);
     meter->finish();

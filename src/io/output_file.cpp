@@ -137,7 +137,8 @@ output_file::output_file(output_file&& other) noexcept
       force_(other.force_),
       sparse_(other.sparse_),
       nocache_(other.nocache_),
-      durable_(other.durable_) {}
+      durable_(other.durable_),
+      no_direct_copy_(other.no_direct_copy_) {}
 
 output_file::~output_file() { discard(); }
 

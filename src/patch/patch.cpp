@@ -36,7 +36,7 @@ public:
 
     result<job_status> iterate(buffers& io) override {
         if (failed_) return *failed_;
-        const std::uint8_t* out_before = io.next_out;
+        const std::uint8_t* out_before = call_out_start_ = io.next_out;
         auto status = run(io);
         if (!options_.take_trailer) sum_.update(out_before, static_cast<std::size_t>(io.next_out - out_before));
         if (status && *status == job_status::done) status = check_trailer();
@@ -68,6 +68,9 @@ private:
                 break;
             }
             case state::copy: {
+                auto direct = copy_direct(io);
+                if (!direct) return std::move(direct).err();
+                if (!*direct) return job_status::blocked;  // the output before it goes first
                 auto copied = copy_from_basis(io);
                 if (!copied) return std::move(copied).err();
                 if (!*copied) return job_status::blocked;
@@ -135,6 +138,7 @@ private:
             copy_pos_ = c->pos;
             remaining_ = c->len;
             copy_start_ = copy_pos_;
+            direct_declined_ = false;
             stats_.copy_cmds += 1, stats_.copy_bytes += static_cast<std::int64_t>(c->len), stats_.copy_cmdbytes += header_bytes;
             state_ = state::copy;
             return {};
@@ -174,6 +178,25 @@ private:
         if (remaining_ == 0) state_ = state::command;
         else if (at_limit() && io.avail_in > 0) return limit_error();
         return remaining_ == 0;
+    }
+
+    // A long COPY goes through options_.copy_direct once the output written before
+    // it has left the window (false until then); what it does not take is read
+    // from the basis by copy_from_basis().
+    result<bool> copy_direct(buffers& io) {
+        if (!options_.copy_direct || !options_.take_trailer || direct_declined_ || at_limit() ||
+            remaining_ < patch_options::copy_direct_min)
+            return true;
+        if (io.next_out != call_out_start_) return false;
+        const auto out_pos = static_cast<std::uint64_t>(stats_.out_bytes);
+        const std::uint64_t want = std::min(remaining_, options_.max_output - out_pos);
+        auto copied = options_.copy_direct(copy_pos_, want, out_pos);
+        if (!copied) return copied.err();
+        const std::uint64_t n = std::min(*copied, want);
+        direct_declined_ = n < want;
+        copy_pos_ += n, remaining_ -= n;
+        stats_.out_bytes += static_cast<std::int64_t>(n);
+        return true;
     }
 
     // true when the COPY is complete, false when output space ran out.
@@ -262,6 +285,8 @@ private:
     std::vector<std::uint8_t> have_;
     std::uint64_t remaining_ = 0, copy_pos_ = 0, copy_start_ = 0, command_offset_ = 0;
     std::optional<error> failed_;
+    const std::uint8_t* call_out_start_ = nullptr;  // io.next_out when iterate() was called
+    bool direct_declined_ = false;                  // copy_direct took less of this COPY
     job_stats stats_;
     std::vector<std::uint8_t> after_end_;  // up to a trailer's worth of bytes after END
     detail::stream_checksum sum_;

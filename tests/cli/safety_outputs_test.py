@@ -260,6 +260,38 @@ def durability_case(r):
               f"signature {extra} publishes without flushing, as rdiff does")
 
 
+def kernel_copy_case(r):
+    """patch copies long COPY runs file to file in the kernel (copy_file_range): the
+    same bytes as through a stream, with --nocache too, and a hole of the basis stays
+    a hole of the output."""
+    if not shutil.which("strace"):
+        print("skip: strace is not installed")
+        return
+    mib = 1 << 20
+    with open("kb", "wb") as f:
+        f.write(os.urandom(mib))
+        f.seek(3 * mib)  # a 2 MiB hole
+        f.write(os.urandom(mib))
+    basis = read("kb")
+    new = basis[:3 * mib + 100] + b"edit" + basis[3 * mib + 104:]
+    write("kn", new)
+    subprocess.run([r.rdelta, "signature", "kb", "kb.sig"], check=True)
+    subprocess.run([r.rdelta, "delta", "kb.sig", "kn", "kd"], check=True)
+    env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+    p = subprocess.run(["strace", "-f", "-e", "trace=copy_file_range", r.rdelta, "patch", "kb", "kd", "kout"],
+                       capture_output=True, text=True, env=env)
+    check(p.returncode == 0 and "copy_file_range(" in p.stderr and read("kout") == new,
+          f"patch into a file copies COPY runs in the kernel: {p.returncode} {p.stderr[-300:]!r}")
+    with open("kout", "rb") as f:
+        holes = os.lseek(os.open("kb", os.O_RDONLY), 0, os.SEEK_HOLE) < 4 * mib
+        check(not holes or os.lseek(f.fileno(), mib + 4096, os.SEEK_DATA) >= 3 * mib,
+              "the basis's hole is a hole of the output")
+    p = subprocess.run([r.rdelta, "patch", "kb", "kd", "-"], capture_output=True)
+    check(p.returncode == 0 and p.stdout == new, "patch to standard output writes the same bytes")
+    p = subprocess.run([r.rdelta, "patch", "--nocache", "--no-sparse", "kb", "kd", "kout2"], capture_output=True)
+    check(p.returncode == 0 and read("kout2") == new, "patch --nocache --no-sparse writes the same bytes")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
@@ -280,6 +312,7 @@ def main():
     name_cases(r, sig)
     race_cases(r, sig)
     durability_case(r)
+    kernel_copy_case(r)
     os.chdir("/")
     shutil.rmtree(work)
     print(f"{passed} passed, {failed} failed")

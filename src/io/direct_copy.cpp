@@ -1,0 +1,85 @@
+// direct_copy.cpp - COPY runs of a patch from a file basis into a file output,
+// copied inside the kernel (copy_file_range): no pass through user space, and the
+// filesystem may share the extents instead of copying them (XFS, btrfs reflinks).
+#include "posix_util.hpp"
+
+#include <rdelta/file.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace rdelta {
+
+using io_detail::io_fail;
+
+namespace {
+
+// The kernel cannot copy between these two files (or not this way): write instead.
+bool copy_unsupported(int err) {
+    return err == EXDEV || err == EINVAL || err == EOPNOTSUPP || err == ENOSYS || err == EBADF || err == EPERM;
+}
+
+// In a sparse output a hole of the source stays a hole. Returns the length of the
+// hole at `pos` (0: data there), or nothing when no data follows `pos` (the end of
+// the file, or a hole up to it: left to the job, which knows the basis size).
+std::optional<std::uint64_t> hole_length(int fd, std::uint64_t pos, std::uint64_t len) {
+    const off_t data = ::lseek(fd, static_cast<off_t>(pos), SEEK_DATA);
+    if (data < 0) return std::nullopt;
+    return std::min(len, static_cast<std::uint64_t>(data) - pos);
+}
+
+// The length of the data run at `pos` (up to the next hole), at most `len`.
+std::uint64_t data_length(int fd, std::uint64_t pos, std::uint64_t len) {
+    const off_t hole = ::lseek(fd, static_cast<off_t>(pos), SEEK_HOLE);
+    if (hole <= static_cast<off_t>(pos)) return len;
+    return std::min(len, static_cast<std::uint64_t>(hole) - pos);
+}
+
+}  // namespace
+
+result<std::uint64_t> output_file::append_copy(int from_fd, std::uint64_t from, std::uint64_t len, std::uint64_t at) {
+    if (kind_ == stream_kind || no_direct_copy_ || at != pos_) return std::uint64_t{0};
+    std::uint64_t done = 0;
+    while (done < len) {
+        const std::uint64_t pos = from + done;
+        std::uint64_t run = len - done;
+        if (sparse_) {
+            const auto hole = hole_length(from_fd, pos, run);
+            if (!hole) break;
+            if (*hole > 0) {
+                if (::lseek(fd_, static_cast<off_t>(*hole), SEEK_CUR) < 0) return io_fail(name_, "seek failed", errno);
+                pos_ += *hole, done += *hole;
+                continue;
+            }
+            run = data_length(from_fd, pos, run);
+        }
+        off_t in = static_cast<off_t>(pos);
+        const ssize_t n = ::copy_file_range(from_fd, &in, fd_, nullptr, std::min<std::uint64_t>(run, 1u << 30), 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (copy_unsupported(errno)) {
+                no_direct_copy_ = true;
+                break;
+            }
+            return io_fail(name_, "copying from the basis failed", errno);
+        }
+        if (n == 0) break;  // the source ended: the job reports a COPY past its end
+        pos_ += static_cast<std::uint64_t>(n), done += static_cast<std::uint64_t>(n);
+        if (nocache_) drop_written_pages(false);
+        else if (durable_) start_writeback();
+    }
+    return done;
+}
+
+std::function<result<std::uint64_t>(std::uint64_t, std::uint64_t, std::uint64_t)> direct_file_copy(file_basis& basis,
+                                                                                                     output_file& out) {
+    return [&basis, &out](std::uint64_t pos, std::uint64_t len, std::uint64_t at) -> result<std::uint64_t> {
+        auto copied = out.append_copy(basis.fd_, basis.offset_ + pos, len, at);
+        if (copied && *copied > 0 && basis.nocache_) basis.drop_behind(basis.offset_ + pos + *copied);
+        return copied;
+    };
+}
+
+}  // namespace rdelta
