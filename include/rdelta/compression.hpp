@@ -77,7 +77,7 @@ public:
     /// nothing more, and what it wrote is not a complete stream.
     result<void> finish();
     /// A byte_sink that calls write(), for drive_job() and the other producers;
-    /// valid while this writer lives (and is not moved).
+    /// valid while this writer (or the one it is moved into) lives.
     byte_sink sink();
     codec kind() const noexcept;
 

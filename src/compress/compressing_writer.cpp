@@ -57,6 +57,8 @@ struct compressing_writer::state {
         }
     };
 
+    result<void> write(std::span<const std::uint8_t> bytes);
+
     template <class Body>
     auto guarded(Body&& body) noexcept {
         return detail::codec_guarded(kind, name, sink_error, direction::compressing, body);
@@ -102,19 +104,21 @@ compressing_writer::~compressing_writer() = default;
 codec compressing_writer::kind() const noexcept { return s_->kind; }
 
 byte_sink compressing_writer::sink() {
-    return [this](std::span<const std::uint8_t> bytes) { return write(bytes); };
+    return [s = s_.get()](std::span<const std::uint8_t> bytes) { return s->write(bytes); };
 }
 
-result<void> compressing_writer::write(std::span<const std::uint8_t> bytes) {
-    if (s_->kind == codec::none) return s_->out(bytes);
-    if (s_->zstd) return s_->zstd->write(bytes);
-    return s_->guarded([&]() -> result<void> {
-        state::sink_device sink{s_.get()};
+result<void> compressing_writer::write(std::span<const std::uint8_t> bytes) { return s_->write(bytes); }
+
+result<void> compressing_writer::state::write(std::span<const std::uint8_t> bytes) {
+    if (kind == codec::none) return out(bytes);
+    if (zstd) return zstd->write(bytes);
+    return guarded([&]() -> result<void> {
+        sink_device sink{this};
         const char* p = reinterpret_cast<const char*>(bytes.data());
         auto left = static_cast<std::streamsize>(bytes.size());
         while (left > 0) {
-            const std::streamsize taken = std::visit([&](auto& f) { return f.write(sink, p, left); }, *s_->filter);
-            if (taken <= 0) return fail(errc::internal_error, s_->name + ": the compressor took no input");
+            const std::streamsize taken = std::visit([&](auto& f) { return f.write(sink, p, left); }, *filter);
+            if (taken <= 0) return fail(errc::internal_error, name + ": the compressor took no input");
             p += taken, left -= taken;
         }
         return {};

@@ -349,10 +349,12 @@ TEST_CASE("a job driven into a writer's sink and out of an owning reader") {
             return {};
         });
         REQUIRE(w);
+        const byte_sink sink = w->sink();
+        compressing_writer moved = std::move(*w);  // the sink follows the writer
         auto sig_job = make_signature_job(recommended_sig_params(basis.size()));
         memory_source basis_in(basis);
-        REQUIRE(drive_job(*sig_job, basis_in, w->sink(), {4096}));
-        REQUIRE(w->finish());
+        REQUIRE(drive_job(*sig_job, basis_in, sink, {4096}));
+        REQUIRE(moved.finish());
         CHECK(detect_codec(packed) == c);
 
         auto reader = decompressing_reader::open(std::make_unique<memory_source>(packed));
