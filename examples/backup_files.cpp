@@ -1,9 +1,10 @@
 // backup_files.cpp - the nightly backup job through librdelta's file layer:
 //
-//   backup_files OLD NEW WORKDIR
+//   backup_files [--zstd] OLD NEW WORKDIR
 //
 // 1. signs OLD (holes not read, all cores)               -> WORKDIR/old.sig
 // 2. makes an in-place-safe delta of NEW with a checksum  -> WORKDIR/new.delta
+//    (zstd-compressed with --zstd; the readers below find that out by themselves)
 // 3. patches OLD out of place, sparse, checking the trailer before publishing
 //                                                         -> WORKDIR/rebuilt
 // 4. patches a copy of OLD in place with an undo journal  -> WORKDIR/image
@@ -12,6 +13,7 @@
 #include <rdelta/rdelta.hpp>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,26 +53,32 @@ result<signature> load(const std::string& sig_path) {
     return sig;
 }
 
-result<void> diff(const signature& sig, const std::string& new_path, const std::string& delta_path) {
+result<void> diff(const signature& sig, const std::string& new_path, const std::string& delta_path, codec packing) {
     auto in = input_file::open(new_path);
     if (!in) return std::move(in).err();
     auto out = output_file::create(delta_path, true);
     if (!out) return std::move(out).err();
+    // codec::none writes through unchanged; zstd at its default level, on all cores.
+    auto packer = compressing_writer::open({packing}, delta_path, to(*out));
+    if (!packer) return std::move(packer).err();
     file_basis reader(*in);
     job_options options;
     options.checksum = true;       // the new file's length and XXH3-128 after END
     options.in_place_safe = true;  // patch --in-place can apply it
-    auto made = make_delta_from(reader, static_cast<std::uint64_t>(in->regular_size()), sig, options, to(*out),
+    auto made = make_delta_from(reader, static_cast<std::uint64_t>(in->regular_size()), sig, options, packer->sink(),
                                 [](std::uint64_t done) { std::fprintf(stderr, "\rdelta: %llu bytes", (unsigned long long)done); });
     std::fputc('\n', stderr);
     if (!made) return std::move(made).err();
+    if (auto finished = packer->finish(); !finished) return finished;
     return out->commit();
 }
 
 result<void> rebuild(const std::string& basis_path, const std::string& delta_path, const std::string& out_path) {
     auto basis_in = input_file::open(basis_path);
     if (!basis_in) return std::move(basis_in).err();
-    auto delta_in = input_file::open(delta_path);
+    auto delta_file = input_file::open(delta_path);
+    if (!delta_file) return std::move(delta_file).err();
+    auto delta_in = decompressing_reader::open(*delta_file);  // compressed or not
     if (!delta_in) return std::move(delta_in).err();
     auto out = output_file::create(out_path, true);
     if (!out) return std::move(out).err();
@@ -107,7 +115,9 @@ result<void> patch_image(const std::string& image_path, const std::string& delta
     const delta_opener open_delta = [&]() -> result<std::unique_ptr<byte_source>> {
         auto in = input_file::open(delta_path);
         if (!in) return std::move(in).err();
-        return std::unique_ptr<byte_source>(new input_file(std::move(*in)));
+        auto delta = decompressing_reader::open(std::make_unique<input_file>(std::move(*in)));
+        if (!delta) return std::move(delta).err();
+        return std::unique_ptr<byte_source>(new decompressing_reader(std::move(*delta)));
     };
     auto done = patch_in_place(open_delta, *image, options);
     if (!done) return std::move(done).err();
@@ -134,15 +144,17 @@ result<void> copy_file(const std::string& from, const std::string& to_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: backup_files OLD NEW WORKDIR\n");
+    const bool zstd = argc == 5 && std::string(argv[1]) == "--zstd";
+    if (argc != 4 && !zstd) {
+        std::fprintf(stderr, "usage: backup_files [--zstd] OLD NEW WORKDIR\n");
         return 1;
     }
+    argv += zstd;
     const std::string old_path = argv[1], new_path = argv[2], dir = argv[3];
     if (auto r = sign(old_path, dir + "/old.sig"); !r) return die(r.err());
     auto sig = load(dir + "/old.sig");
     if (!sig) return die(sig.err());
-    if (auto r = diff(*sig, new_path, dir + "/new.delta"); !r) return die(r.err());
+    if (auto r = diff(*sig, new_path, dir + "/new.delta", zstd ? codec::zstd : codec::none); !r) return die(r.err());
     if (auto r = rebuild(old_path, dir + "/new.delta", dir + "/rebuilt"); !r) return die(r.err());
     if (auto r = copy_file(old_path, dir + "/image"); !r) return die(r.err());
     if (auto r = patch_image(dir + "/image", dir + "/new.delta"); !r) return die(r.err());

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs examples/backup_files on a generated sparse image and checks its outputs:
-# the rebuilt file and the image patched in place both equal the new image, no
-# journal or temporary file is left. Usage: run_backup_example.sh BACKUP_FILES.
+# Runs examples/backup_files on a generated sparse image, with a plain and with a
+# zstd-compressed delta, and checks its outputs: the rebuilt file and the image
+# patched in place both equal the new image, no journal or temporary file is left. Usage: run_backup_example.sh BACKUP_FILES.
 # Prints 'N passed, M failed'.
 set -u
 prog=$1
@@ -25,14 +25,20 @@ open(f"{w}/new", "wb").write(data)
 PY
 passed=0 failed=0
 check() { if eval "$1"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $2"; fi; }
-mkdir "$work/out"
-"$prog" "$work/old" "$work/new" "$work/out"; rc=$?
-check "[ $rc -eq 0 ]" "backup_files exited $rc"
-check "cmp -s '$work/out/rebuilt' '$work/new'" "the rebuilt file differs from the new one"
-check "cmp -s '$work/out/image' '$work/new'" "the image patched in place differs from the new one"
-check "[ -z \"\$(ls -A '$work/out' | grep -v -x -e old.sig -e new.delta -e rebuilt -e image)\" ]" \
-  "leftovers: $(ls -A "$work/out" | tr '\n' ' ')"
-check "[ \$(du -k '$work/out/rebuilt' | cut -f1) -lt 40000 ]" "the rebuilt file is not sparse"
+for mode in plain zstd; do
+  out=$work/out-$mode
+  mkdir "$out"
+  "$prog" $([ $mode = zstd ] && echo --zstd) "$work/old" "$work/new" "$out"; rc=$?
+  check "[ $rc -eq 0 ]" "backup_files ($mode) exited $rc"
+  check "cmp -s '$out/rebuilt' '$work/new'" "the rebuilt file ($mode) differs from the new one"
+  check "cmp -s '$out/image' '$work/new'" "the image patched in place ($mode) differs from the new one"
+  check "[ -z \"\$(ls -A '$out' | grep -v -x -e old.sig -e new.delta -e rebuilt -e image)\" ]" \
+    "leftovers ($mode): $(ls -A "$out" | tr '\n' ' ')"
+  check "[ \$(du -k '$out/rebuilt' | cut -f1) -lt 40000 ]" "the rebuilt file ($mode) is not sparse"
+  magic=$(head -c 4 "$out/new.delta" | od -An -tx1 | tr -d ' ')
+  expected=$([ $mode = zstd ] && echo 28b52ffd || echo 72730236)
+  check "[ '$magic' = '$expected' ]" "new.delta ($mode) starts with $magic, not $expected"
+done
 "$prog" "$work/old" "$work/new" /nonexistent/dir 2>/dev/null; rc=$?
 check "[ $rc -eq 100 ]" "a missing folder gives librsync's I/O code (got $rc)"
 echo "$passed passed, $failed failed"

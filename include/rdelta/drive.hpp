@@ -42,6 +42,12 @@ struct drive_options {
     /// Polled after every chunk: returning true abandons the job with io_error
     /// ("cancelled"); may be empty.
     std::function<bool()> cancelled;
+    /// Output space the job is given at each step (its output does not depend on it).
+    std::size_t out_buffer = std::size_t{256} << 10;
+    /// When true, the input ends only at a read that returns nothing: a short read
+    /// is offered as it is, and the end follows with the next, empty, read. This is
+    /// how librsync's whole-file calls see a file (the C API keeps their contract).
+    bool end_on_empty_read = false;
 };
 
 /// Run `j` until it is done, reading `in` chunk by chunk and handing all output to

@@ -1,6 +1,7 @@
 // rdelta/rdelta.hpp - umbrella header: the whole public C++ API.
 #pragma once
 
+#include <rdelta/compression.hpp>
 #include <rdelta/delta.hpp>
 #include <rdelta/drive.hpp>
 #include <rdelta/error.hpp>

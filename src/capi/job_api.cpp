@@ -232,6 +232,12 @@ rs_result rs_job_iter(rs_job_t* job, rs_buffers_t* buffers) {
     return rdelta::capi::guarded("rs_job_iter", [&] { return job_iter(job, buffers); });
 }
 
+// librsync's own loop, kept as it is rather than built on rdelta::drive_job: here the
+// caller's callbacks own the buffers. in_cb and out_cb receive the rs_buffers_t and
+// move next_in/next_out themselves (they may fill part of a buffer, keep output
+// back, or stop the job with their own result), whereas drive_job owns its buffers
+// and pulls whole chunks from a byte_source. The whole-file calls, which own their
+// buffers, run on drive_job (whole_file.cpp) in this loop's steps.
 rs_result rs_job_drive(rs_job_t* job, rs_buffers_t* buf, rs_driven_cb in_cb, void* in_opaque, rs_driven_cb out_cb,
                        void* out_opaque) {
     std::memset(buf, 0, sizeof *buf);

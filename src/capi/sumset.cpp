@@ -1,6 +1,7 @@
 // sumset.cpp - signature parameters (rs_sig_args) and the loaded signature
 // (rs_signature_t = our rdelta::signature): index building, freeing, dumping.
 #include "capi.hpp"
+#include "checksum/weak_sum.hpp"
 
 #include <rdelta/format.hpp>
 
@@ -69,33 +70,20 @@ void rs_signature_log_stats(rs_signature_t const* sig) {
                       100.0 * static_cast<double>(sig->strong_calcs) / finds);
 }
 
-namespace {
-
-// librsync keeps rollsum weak sums through the MurmurHash3 finalizer in memory,
-// and rs_sumset_dump() shows them that way.
-std::uint32_t mix32(std::uint32_t h) {
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
-
-}  // namespace
-
 void rs_sumset_dump(rs_signature_t const* sums) {
     using rdelta::capi::log;
     const auto& s = sums->sig;
     const auto& p = s.params();
     log(RS_LOG_INFO | rdelta::capi::log_noname, nullptr, "sumset info: magic=%#x, block_len=%d, block_num=%d",
         p.magic, static_cast<int>(p.block_len), static_cast<int>(s.block_count()));
+    // librsync keeps rollsum weak sums through the MurmurHash3 finaliser in memory,
+    // and shows them that way.
     const bool rollsum = p.format().weak == rdelta::weak_kind::rollsum;
     char strong_hex[RS_MAX_STRONG_SUM_LENGTH * 3];
     for (size_t i = 0; i < s.block_count(); ++i) {
         const auto strong = s.strong_sum(i);
         rs_hexify(strong_hex, strong.data(), static_cast<int>(strong.size()));
-        const std::uint32_t weak = rollsum ? mix32(s.weak_sum(i)) : s.weak_sum(i);
+        const std::uint32_t weak = rollsum ? rdelta::detail::mix32(s.weak_sum(i)) : s.weak_sum(i);
         log(RS_LOG_INFO | rdelta::capi::log_noname, nullptr, "sum %6d: weak=%08x, strong=%s", static_cast<int>(i),
             weak, strong_hex);
     }

@@ -1,84 +1,78 @@
 // whole_file.cpp - rs_sig_file/rs_loadsig_file/rs_delta_file/rs_patch_file: a job
-// driven through stdio buffers as librsync's rs_whole_run() does. The buffer sizes
-// (format reference 9.4, overridden by rs_inbuflen/rs_outbuflen) matter for output
-// only in a slack delta, where each buffer of input becomes one LITERAL; the
-// buffers also count the in/out bytes that rdiff -s prints.
+// driven between two FILE*s by drive_job(), the driver of the library and the
+// tool, in the steps librsync's rs_whole_run() takes. The buffer sizes (format
+// reference 9.4, overridden by rs_inbuflen/rs_outbuflen) matter for output only
+// in a slack delta, where each buffer of input becomes one LITERAL; they also
+// decide, with the order of the steps, what a failed job has written and the
+// in/out byte counts that rdiff -s prints, so the steps are librsync's exactly.
 #include "capi.hpp"
+#include "stdio_stream.hpp"
 
-#include <cerrno>
-#include <cstdio>
+#include <rdelta/drive.hpp>
+
 #include <cstdlib>
-#include <cstring>
 
 int rs_inbuflen = 0, rs_outbuflen = 0;
 
 namespace {
 
-struct file_buffer {
-    FILE* f;
-    char* buf;
-    size_t len;
+// An rs_job stepped as rs_job_drive() steps it with librsync's file buffers
+// (rs_infilebuf_fill, rs_outfilebuf_drain). Every step is an rs_job_iter(), so the
+// statistics, the header kept for messages and the log lines are its own, and
+// - the first step has no output buffer: the drain makes it after that step;
+// - the end of input is flagged at the first step after a read that met the end of
+//   the file, even with input left: the refill checks feof() before anything else;
+// - no step is offered empty input before the end: the input buffer is refilled first;
+// - a failed step writes nothing: rs_job_drive returns without draining it.
+class whole_file_job final : public rdelta::job {
+public:
+    whole_file_job(rs_job_t* job, const rdelta::capi::stdio_source& in, bool has_output)
+        : job_(job), in_(in), has_output_(has_output) {}
 
-    // The size arrives as librsync computes it, in int (so 4 x a huge block length
-    // wraps negative and the allocation fails and aborts, as rdiff does).
-    file_buffer(FILE* file, int size)
-        : f(file), buf(static_cast<char*>(rdelta::capi::alloc_or_abort(static_cast<size_t>(size), "file buffer"))),
-          len(static_cast<size_t>(size)) {}
-    ~file_buffer() { std::free(buf); }
-    file_buffer(const file_buffer&) = delete;
-    file_buffer& operator=(const file_buffer&) = delete;
+    rdelta::result<rdelta::job_status> iterate(rdelta::buffers& io) override {
+        if (has_output_ && !out_ready_) {
+            out_ready_ = true;
+            auto first = step(io, false);
+            if (!first || *first == rdelta::job_status::done) return first;
+        }
+        return step(io, has_output_);
+    }
+    const rdelta::job_stats& stats() const noexcept override { return job_->impl->stats(); }
+
+private:
+    rdelta::result<rdelta::job_status> step(rdelta::buffers& io, bool with_output) {
+        // The first step after a read was offered its bytes before feof() was set.
+        const bool fresh = in_.reads() != reads_seen_;
+        reads_seen_ = in_.reads();
+        const bool eof = io.eof_in || (!fresh && in_.at_end());
+        if (io.avail_in == 0 && !eof) return rdelta::job_status::blocked;  // refill first
+        rs_buffers_t b{};
+        b.next_in = const_cast<char*>(reinterpret_cast<const char*>(io.next_in));
+        b.avail_in = io.avail_in;
+        b.eof_in = eof;
+        if (with_output) b.next_out = reinterpret_cast<char*>(io.next_out), b.avail_out = io.avail_out;
+        const rs_result r = rs_job_iter(job_, &b);
+        if (r != RS_DONE && r != RS_BLOCKED) return rdelta::fail(static_cast<rdelta::errc>(r), {});  // logged
+        io.next_in = reinterpret_cast<const std::uint8_t*>(b.next_in), io.avail_in = b.avail_in;
+        if (with_output) io.next_out = reinterpret_cast<std::uint8_t*>(b.next_out), io.avail_out = b.avail_out;
+        return r == RS_DONE ? rdelta::job_status::done : rdelta::job_status::blocked;
+    }
+
+    rs_job_t* job_;
+    const rdelta::capi::stdio_source& in_;
+    bool has_output_;
+    bool out_ready_ = false;
+    std::uint64_t reads_seen_ = 0;
 };
 
-// Refill only when the job has taken everything; a full fread() per refill, so a
-// slack delta's literals are buffer-sized whether the input is a file or a pipe.
-rs_result fill(rs_job_t* job, rs_buffers_t* buf, void* opaque) {
-    auto* fb = static_cast<file_buffer*>(opaque);
-    if (buf->eof_in || (buf->eof_in = std::feof(fb->f))) return RS_DONE;
-    if (buf->avail_in) return RS_DONE;
-    const size_t got = std::fread(fb->buf, 1, fb->len, fb->f);
-    if (got == 0) {
-        if (std::feof(fb->f)) {
-            buf->eof_in = 1;
-            return RS_DONE;
-        }
-        if (std::ferror(fb->f))
-            rdelta::capi::log(RS_LOG_ERR, "rs_infilebuf_fill", "error filling buf from file: %s",
-                              std::strerror(errno));
-        else
-            rdelta::capi::log(RS_LOG_ERR, "rs_infilebuf_fill",
-                              "no error bit, but got %zu return when trying to read", got);
-        return RS_IO_ERROR;
-    }
-    buf->next_in = fb->buf;
-    buf->avail_in = got;
-    job->stats.in_bytes += static_cast<rs_long_t>(got);
-    return RS_DONE;
-}
-
-rs_result drain(rs_job_t* job, rs_buffers_t* buf, void* opaque) {
-    auto* fb = static_cast<file_buffer*>(opaque);
-    if (!buf->next_out) {
-        buf->next_out = fb->buf;
-        buf->avail_out = fb->len;
-        return RS_DONE;
-    }
-    const size_t present = static_cast<size_t>(buf->next_out - fb->buf);
-    if (present > 0) {
-        const size_t written = std::fwrite(fb->buf, 1, present, fb->f);
-        if (written != present) {
-            rdelta::capi::log(RS_LOG_ERR, "rs_outfilebuf_drain", "error draining buf to file: %s",
-                              std::strerror(errno));
-            return RS_IO_ERROR;
-        }
-        buf->next_out = fb->buf;
-        buf->avail_out = fb->len;
-        job->stats.out_bytes += static_cast<rs_long_t>(written);
-    }
-    return RS_DONE;
-}
+// librsync allocates its file buffers before anything runs and aborts, with a
+// CRITICAL line, when it cannot: an absurd block length makes their int sizes wrap.
+// drive_job() would fail softly, so the sizes are tried librsync's way first.
+void try_buffer(int size) { std::free(rdelta::capi::alloc_or_abort(static_cast<size_t>(size), "file buffer")); }
 
 // Runs the job to completion or error, then copies its statistics out and frees it.
-// A job that could not be made (NULL: out of memory) fails with RS_MEM_ERROR.
+// A job that could not be made (NULL: out of memory) fails with RS_MEM_ERROR; a
+// NULL input file is an empty input.
 rs_result whole_run(rs_job_t* job, FILE* in, FILE* out, int inbuflen, int outbuflen, rs_stats_t* stats) {
     if (!job) return RS_MEM_ERROR;
     job->io_counted_by_buffers = true;
@@ -86,11 +80,20 @@ rs_result whole_run(rs_job_t* job, FILE* in, FILE* out, int inbuflen, int outbuf
     const rs_result r = rdelta::capi::guarded("rs_whole_run", [&] {
         inbuflen = rs_inbuflen ? rs_inbuflen : inbuflen;
         outbuflen = rs_outbuflen ? rs_outbuflen : outbuflen;
-        std::unique_ptr<file_buffer> in_fb, out_fb;
-        if (in) in_fb = std::make_unique<file_buffer>(in, inbuflen);
-        if (out) out_fb = std::make_unique<file_buffer>(out, outbuflen);
-        rs_buffers_t buf;
-        return rs_job_drive(job, &buf, in_fb ? fill : nullptr, in_fb.get(), out_fb ? drain : nullptr, out_fb.get());
+        if (in) try_buffer(inbuflen);
+        if (out) try_buffer(outbuflen);
+        rdelta::capi::stdio_source source(in, static_cast<size_t>(inbuflen), &job->stats.in_bytes);
+        rdelta::drive_options options;
+        options.chunk = static_cast<size_t>(inbuflen);
+        options.out_buffer = out ? static_cast<size_t>(outbuflen) : 1;
+        options.end_on_empty_read = true;
+        whole_file_job driven(job, source, out != nullptr);
+        auto done = rdelta::drive_job(driven, source, out ? rdelta::capi::stdio_sink(out, &job->stats.out_bytes)
+                                                          : rdelta::byte_sink{}, options);
+        if (done) return RS_DONE;
+        // Errors of the job, the file reads and the writes are logged already.
+        if (!done.err().message.empty()) rdelta::capi::log(RS_LOG_ERR, "rs_whole_run", "%s", done.err().message.c_str());
+        return static_cast<rs_result>(done.err().code);
     });
     if (stats) *stats = *rs_job_statistics(job);
     rs_job_free(job);

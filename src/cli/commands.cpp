@@ -5,7 +5,6 @@
 
 #include "benchmark_command.hpp"
 #include "info_command.hpp"
-#include "compression.hpp"
 #include "preflight.hpp"
 #include "exit_codes.hpp"
 #include "in_place_command.hpp"
@@ -14,6 +13,7 @@
 #include "rdiff_messages.hpp"
 #include "stats_format.hpp"
 
+#include <rdelta/compression.hpp>
 #include <rdelta/delta.hpp>
 #include <rdelta/drive.hpp>
 #include <rdelta/patch.hpp>
@@ -156,10 +156,6 @@ byte_sink sink_to(output_file& out) {
     return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes.data(), bytes.size()); };
 }
 
-byte_sink sink_to(compressing_writer& out) {
-    return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes); };
-}
-
 // The output of signature and delta: the file (or stream), and the compressor
 // (codec::none passes bytes through) in front of it.
 int open_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out,
@@ -169,8 +165,8 @@ int open_output(const request& req, const invocation& inv, const std::string& pa
     out.emplace(std::move(*created));
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);
-    auto writer = compressing_writer::open(req.compression, req.compression_level, out->name(), sink_to(*out),
-                                           static_cast<unsigned>(req.threads));
+    const compression_options packing{req.compression, req.compression_level, static_cast<unsigned>(req.threads)};
+    auto writer = compressing_writer::open(packing, out->name(), sink_to(*out));
     if (!writer) return report(inv, writer.err());
     packed.emplace(std::move(*writer));
     return exit_success;
@@ -251,7 +247,7 @@ int signature_command(const request& req, const invocation& inv) {
         done_stats = *made;
     } else {
         auto j = make_signature_job(params, options);
-        if (auto done = drive(*j, *in, sink_to(*packed), default_chunk, meter.get()); !done)
+        if (auto done = drive(*j, *in, packed->sink(), default_chunk, meter.get()); !done)
             return report(inv, done.err());
         done_stats = j->stats();
     }
@@ -269,7 +265,7 @@ int signature_command(const request& req, const invocation& inv) {
 result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_options options,
                                 compressing_writer& out, progress_meter& meter) {
     file_basis reader(new_in);
-    auto made = make_delta_from(reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, sink_to(out),
+    auto made = make_delta_from(reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, out.sink(),
                                 [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); });
     if (made) new_in.seek_past(static_cast<std::uint64_t>(new_in.regular_size()));  // as if read as a stream
     return made;
@@ -283,7 +279,7 @@ result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, job_
     const std::size_t chunk = sig.block_count() > 0 ? delta_chunk_size(sig, options.threads)
                               : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
                                                     : sig.params().block_len;
-    if (auto done = drive(*j, new_in, sink_to(out), chunk, &meter); !done) return std::move(done).err();
+    if (auto done = drive(*j, new_in, out.sink(), chunk, &meter); !done) return std::move(done).err();
     return j->stats();
 }
 

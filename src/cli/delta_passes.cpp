@@ -1,15 +1,13 @@
 // delta_passes.cpp - reopening (or spooling) a delta for each in-place pass.
 #include "delta_passes.hpp"
 
-#include "compression.hpp"
-
+#include <rdelta/compression.hpp>
 #include <rdelta/file.hpp>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <optional>
 #include <unistd.h>
 
 namespace rdelta::cli {
@@ -40,29 +38,11 @@ private:
     std::uint64_t pos_ = 0;
 };
 
-// The raw input and the decompressor in front of it, owned together.
-class pass_source final : public byte_source {
-public:
-    explicit pass_source(std::unique_ptr<byte_source> raw) : raw_(std::move(raw)) {}
-    result<void> start() {
-        auto d = decompressing_reader::open(*raw_);
-        if (!d) return std::move(d).err();
-        dec_.emplace(std::move(*d));
-        return {};
-    }
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override { return dec_->read_full(p, n); }
-    std::int64_t size_hint() const noexcept override { return dec_->size_hint(); }
-    const std::string& name() const noexcept override { return dec_->name(); }
-
-private:
-    std::unique_ptr<byte_source> raw_;
-    std::optional<decompressing_reader> dec_;
-};
-
+// The decompressor in front of a raw input (which it owns).
 result<std::unique_ptr<byte_source>> layered(std::unique_ptr<byte_source> raw) {
-    auto s = std::make_unique<pass_source>(std::move(raw));
-    if (auto st = s->start(); !st) return std::move(st).err();
-    return std::unique_ptr<byte_source>(std::move(s));
+    auto d = decompressing_reader::open(std::move(raw));
+    if (!d) return std::move(d).err();
+    return std::unique_ptr<byte_source>(std::make_unique<decompressing_reader>(std::move(*d)));
 }
 
 result<int> make_spool() {

@@ -3,12 +3,12 @@
 // patch would validate it, without applying anything.
 #include "info_command.hpp"
 
-#include "compression.hpp"
 #include "exit_codes.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
 #include "format/netint.hpp"
 
+#include <rdelta/compression.hpp>
 #include <rdelta/drive.hpp>
 #include <rdelta/file.hpp>
 #include <rdelta/format.hpp>

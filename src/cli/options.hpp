@@ -5,7 +5,7 @@
 // produces --help; rdiff's quirks are small adapters around it.
 #pragma once
 
-#include "compression.hpp"
+#include <rdelta/compression.hpp>
 
 #include <cstdint>
 #include <optional>

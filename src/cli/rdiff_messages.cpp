@@ -67,15 +67,8 @@ int input_failed(const std::string& path, bool basis, const error& e) {
 }
 
 int output_refused(const std::string& path, bool force, const error& e) {
-    // rdiff's test for "exists": the path opens for reading (a folder does).
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0) ::close(fd);
-    if (!force && fd >= 0) {
-        std::fprintf(stderr, "librsync: ERROR: (rs_file_open) File exists \"%s\", aborting!\n", path.c_str());
-        return io_status;
-    }
-    const int err = write_errno(path);
-    return err ? open_error(path, "write", std::strerror(err)) : failed(e);
+    const int status = check_output(path, force);
+    return status ? status : failed(e);
 }
 
 int output_failed(const std::string& path, const error& e) {
@@ -96,6 +89,7 @@ int check_input(const std::string& path) {
 
 int check_output(const std::string& path, bool force) {
     if (path == "-") return 0;
+    // rdiff's test for "exists": the path opens for reading (a folder does).
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd >= 0) ::close(fd);
     if (!force && fd >= 0) {

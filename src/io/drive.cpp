@@ -37,11 +37,11 @@ result<void> drive_job(job& j, byte_source& in, const byte_sink& out, const driv
     if (in.size_hint() >= 0) chunk = std::min<std::size_t>(chunk, static_cast<std::size_t>(in.size_hint()) + 1);
     std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[chunk]);
     if (!buf) return fail(errc::mem_error, in.name() + ": out of memory for an input buffer");
-    job_pump pump(j, out);
+    job_pump pump(j, out, options.out_buffer);
     for (;;) {
         auto got = in.read_full(buf.get(), chunk);
         if (!got) return std::move(got).err();
-        const bool eof = *got < chunk;
+        const bool eof = options.end_on_empty_read ? *got == 0 : *got < chunk;
         auto status = pump.push({buf.get(), *got}, eof);
         if (!status) return std::move(status).err();
         if (options.progress) options.progress(j.stats());

@@ -3,7 +3,7 @@
 # program outside the tree against it, four ways: pkg-config with the shared
 # library (checking its SONAME), pkg-config --static, CMake's find_package(rdelta)
 # with the shared library, and with RDELTA_USE_STATIC_LIBS. Each program runs a
-# signature, delta, patch round trip.
+# signature, delta, patch round trip, the delta also zstd-compressed and read back.
 # The example programs (examples/) are built the same way and run.
 # Usage: consumer_check.sh BUILD_DIR SOURCE_DIR. Prints 'N passed, M failed'.
 set -u
@@ -24,7 +24,27 @@ libdir=$(dirname "$(dirname "$pcfile")")
 mkdir -p "$stage/src"
 cat > "$stage/src/roundtrip.cpp" <<'CPP'
 #include <rdelta/rdelta.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+// The delta travels zstd-compressed: written through compressing_writer, read
+// back through decompressing_reader (which finds the codec by itself).
+class memory_source final : public rdelta::byte_source {
+public:
+    explicit memory_source(const std::vector<std::uint8_t>& data) : data_(data) {}
+    rdelta::result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
+        const std::size_t got = std::min(n, data_.size() - pos_);
+        if (got) std::memcpy(p, data_.data() + pos_, got);
+        pos_ += got;
+        return got;
+    }
+    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(data_.size()); }
+    const std::string& name() const noexcept override { return name_; }
+private:
+    const std::vector<std::uint8_t>& data_;
+    std::size_t pos_ = 0;
+    std::string name_ = "delta.zst";
+};
 int main() {
     std::vector<std::uint8_t> basis(100000), next;
     for (std::size_t i = 0; i < basis.size(); ++i) basis[i] = static_cast<std::uint8_t>(i * 7919 >> 3);
@@ -38,7 +58,34 @@ int main() {
     if (!delta) return 3;
     auto out = rdelta::apply_patch(basis, *delta);
     if (!out || *out != next) return 4;
-    std::printf("round trip ok with rdelta %s, delta %zu bytes\n", rdelta::version, delta->size());
+    std::vector<std::uint8_t> packed;
+    auto zstd = rdelta::compressing_writer::open({rdelta::codec::zstd, 19}, "delta.zst",
+        [&](std::span<const std::uint8_t> b) -> rdelta::result<void> {
+            packed.insert(packed.end(), b.begin(), b.end());
+            return {};
+        });
+    if (!zstd || !zstd->write(*delta) || !zstd->finish()) return 5;
+    if (rdelta::detect_codec(packed) != rdelta::codec::zstd) return 6;
+    memory_source file(packed);
+    auto reader = rdelta::decompressing_reader::open(file);
+    if (!reader || reader->kind() != rdelta::codec::zstd) return 7;
+    rdelta::memory_basis old_data(basis);
+    auto patch = rdelta::make_patch_job(old_data);
+    std::vector<std::uint8_t> rebuilt;
+    auto done = rdelta::drive_job(*patch, *reader, [&](std::span<const std::uint8_t> b) -> rdelta::result<void> {
+        rebuilt.insert(rebuilt.end(), b.begin(), b.end());
+        return {};
+    });
+    if (!done || rebuilt != next) return 8;
+    packed.resize(packed.size() - 3);  // a cut stream is an error value, never an exception
+    memory_source cut(packed);
+    auto cut_reader = rdelta::decompressing_reader::open(cut);
+    std::vector<std::uint8_t> buf(1 << 20);
+    if (!cut_reader) return 9;
+    auto got = cut_reader->read_full(buf.data(), buf.size());
+    if (got || got.err().code != rdelta::errc::input_ended) return 10;
+    std::printf("round trip ok with rdelta %s, delta %zu bytes, %zu with zstd\n", rdelta::version, delta->size(),
+                packed.size() + 3);
     return 0;
 }
 CPP

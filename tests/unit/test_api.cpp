@@ -4,6 +4,7 @@
 
 #include <rdelta/rdelta.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <system_error>
@@ -191,4 +192,54 @@ TEST_CASE("make_signature_from reports progress through its sink and stops when 
     REQUIRE_FALSE(cancelled);
     CHECK(cancelled.err().message == "cancelled by the caller");
     CHECK(seen == 2);
+}
+
+TEST_CASE("drive_job: end_on_empty_read offers short reads as they come; any out_buffer") {
+    // A pipe-like source: at most 1000 bytes per read, then empty reads at the end.
+    class trickle final : public byte_source {
+    public:
+        explicit trickle(std::vector<std::uint8_t> data) : data_(std::move(data)) {}
+        result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
+            const std::size_t k = std::min({n, std::size_t{1000}, data_.size() - at_});
+            std::memcpy(p, data_.data() + at_, k);
+            at_ += k;
+            return k;
+        }
+        std::int64_t size_hint() const noexcept override { return -1; }
+        const std::string& name() const noexcept override { return name_; }
+
+    private:
+        std::vector<std::uint8_t> data_;
+        std::size_t at_ = 0;
+        std::string name_ = "pipe";
+    };
+    const auto data = pattern(25500, 3);
+    const signature empty{sig_params{}};  // a slack delta: one LITERAL per piece offered
+    std::vector<std::uint8_t> expected;
+    {
+        auto j = make_delta_job(empty);
+        job_pump pump(*j, [&](std::span<const std::uint8_t> b) -> result<void> {
+            expected.insert(expected.end(), b.begin(), b.end());
+            return {};
+        });
+        for (std::size_t at = 0; at < data.size(); at += 1000)
+            REQUIRE(pump.push({data.data() + at, std::min<std::size_t>(1000, data.size() - at)}, false));
+        REQUIRE(pump.push({}, true));
+    }
+    for (std::size_t out_buffer : {std::size_t{1}, std::size_t{7}, std::size_t{1} << 20}) {
+        CAPTURE(out_buffer);
+        drive_options options;
+        options.chunk = 4096;
+        options.out_buffer = out_buffer;
+        options.end_on_empty_read = true;
+        std::vector<std::uint8_t> delta;
+        auto j = make_delta_job(empty);
+        trickle in(data);
+        REQUIRE(drive_job(*j, in, [&](std::span<const std::uint8_t> b) -> result<void> {
+            delta.insert(delta.end(), b.begin(), b.end());
+            return {};
+        }, options));
+        CHECK(delta == expected);
+        CHECK(j->stats().lit_cmds == 26);
+    }
 }

@@ -13,6 +13,7 @@
 namespace {
 
 using namespace rdelta::cli;
+using rdelta::codec;
 using strings = std::vector<std::string>;
 
 std::variant<request, usage_error> parse(std::initializer_list<const char*> args,

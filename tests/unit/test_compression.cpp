@@ -1,17 +1,21 @@
-// test_compression.cpp - the CLI's compressed streams: magic-byte detection, a round
-// trip through the writer and the reader for every codec at hostile chunk sizes, and
-// truncated, corrupt and failing streams turned into error values.
+// test_compression.cpp - the library's compressed streams (rdelta/compression.hpp):
+// magic-byte detection, a round trip through the writer and the reader for every
+// codec at hostile chunk sizes, and truncated, corrupt and failing streams turned
+// into error values.
 #include "test_helpers.hpp"
 
-#include "cli/compression.hpp"
+#include <rdelta/compression.hpp>
+#include <rdelta/drive.hpp>
+#include <rdelta/job.hpp>
+#include <rdelta/signature.hpp>
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 using namespace rdelta;
-using namespace rdelta::cli;
 
 namespace {
 
@@ -41,7 +45,7 @@ private:
 /// Compress `data` with writes of `chunk` bytes.
 test::bytes compress(codec c, int level, const test::bytes& data, std::size_t chunk) {
     test::bytes out;
-    auto w = compressing_writer::open(c, level, "out.bin", [&](std::span<const std::uint8_t> b) -> result<void> {
+    auto w = compressing_writer::open({c, level}, "out.bin", [&](std::span<const std::uint8_t> b) -> result<void> {
         out.insert(out.end(), b.begin(), b.end());
         return {};
     });
@@ -114,8 +118,8 @@ TEST_CASE("levels: the tools' defaults and ranges") {
     CHECK(max_level(codec::bzip2) == 9);
     CHECK(max_level(codec::zstd) == 22);
     CHECK(std::string(codec_name(codec::bzip2)) == "bzip2");
-    for (int bad : {0, 23}) {
-        auto w = compressing_writer::open(codec::zstd, bad, "out.bin", [](auto) -> result<void> { return {}; });
+    for (int bad : {-1, 23}) {
+        auto w = compressing_writer::open({codec::zstd, bad}, "out.bin", [](auto) -> result<void> { return {}; });
         REQUIRE_FALSE(w);
         CHECK(w.err().code == errc::param_error);
         CHECK(w.err().message.starts_with("out.bin: "));
@@ -239,7 +243,7 @@ TEST_CASE("errors of the sink and the source come back unchanged") {
     for (codec c : all_codecs) {
         CAPTURE(codec_name(c));
         int calls = 0;
-        auto w = compressing_writer::open(c, 1, "out.bin", [&](auto) -> result<void> {
+        auto w = compressing_writer::open({c, 1}, "out.bin", [&](auto) -> result<void> {
             if (++calls == 2) return fail(errc::io_error, "out.bin: write failed: No space left on device");
             return {};
         });
@@ -322,4 +326,43 @@ TEST_CASE("zstd streams other tools make: a skippable frame first, several frame
     test::bytes twice = data;
     twice.insert(twice.end(), data.begin(), data.end());
     CHECK(*back == twice);
+}
+
+TEST_CASE("options: level 0 is the codec's default; writer kind") {
+    const test::bytes data = sample(50000);
+    for (codec c : all_codecs) {
+        CAPTURE(codec_name(c));
+        CHECK(compress(c, 0, data, 4096) == compress(c, default_level(c), data, 4096));
+        auto w = compressing_writer::open({c}, "out.bin", [](auto) -> result<void> { return {}; });
+        REQUIRE(w);
+        CHECK(w->kind() == c);
+    }
+}
+
+TEST_CASE("a job driven into a writer's sink and out of an owning reader") {
+    const test::bytes basis = sample(200000);
+    for (codec c : {codec::none, codec::gzip, codec::bzip2, codec::zstd}) {
+        CAPTURE(codec_name(c));
+        test::bytes packed;
+        auto w = compressing_writer::open({c, 0, 2}, "basis.sig", [&](std::span<const std::uint8_t> b) -> result<void> {
+            packed.insert(packed.end(), b.begin(), b.end());
+            return {};
+        });
+        REQUIRE(w);
+        const byte_sink sink = w->sink();
+        compressing_writer moved = std::move(*w);  // the sink follows the writer
+        auto sig_job = make_signature_job(recommended_sig_params(basis.size()));
+        memory_source basis_in(basis);
+        REQUIRE(drive_job(*sig_job, basis_in, sink, {4096}));
+        REQUIRE(moved.finish());
+        CHECK(detect_codec(packed) == c);
+
+        auto reader = decompressing_reader::open(std::make_unique<memory_source>(packed));
+        REQUIRE(reader);
+        CHECK(reader->kind() == c);
+        signature sig{sig_params{}};
+        auto loader = make_loadsig_job(&sig, reader->name());
+        REQUIRE(drive_job(*loader, *reader, {}));
+        CHECK(sig.block_count() == (basis.size() + sig.params().block_len - 1) / sig.params().block_len);
+    }
 }

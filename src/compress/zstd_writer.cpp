@@ -7,7 +7,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-namespace rdelta::cli {
+namespace rdelta::detail {
 
 struct zstd_writer::context {
     ZSTD_CCtx* cctx = nullptr;
@@ -68,4 +68,4 @@ result<void> zstd_writer::write(std::span<const std::uint8_t> bytes) {
 
 result<void> zstd_writer::finish() { return pump({}, true); }
 
-}  // namespace rdelta::cli
+}  // namespace rdelta::detail

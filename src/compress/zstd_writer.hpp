@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-namespace rdelta::cli {
+namespace rdelta::detail {
 
 /// Compresses a stream into one zstd frame with a content checksum and hands the
 /// compressed bytes to a sink. Always compresses with at least one worker thread,
@@ -32,4 +32,4 @@ private:
     byte_sink out_;
 };
 
-}  // namespace rdelta::cli
+}  // namespace rdelta::detail

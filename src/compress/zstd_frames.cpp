@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace rdelta::cli {
+namespace rdelta::detail {
 
 namespace {
 
@@ -80,4 +80,4 @@ void zstd_frame_tracker::field_done() noexcept {
     }
 }
 
-}  // namespace rdelta::cli
+}  // namespace rdelta::detail

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace rdelta::cli {
+namespace rdelta::detail {
 
 class zstd_frame_tracker {
 public:
@@ -33,4 +33,4 @@ private:
     bool checksum_ = false;        // the current frame ends with a 4-byte checksum
 };
 
-}  // namespace rdelta::cli
+}  // namespace rdelta::detail
