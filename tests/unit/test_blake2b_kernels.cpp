@@ -36,7 +36,7 @@ isa highest_level() {
 
 std::vector<isa> available_levels() {
     std::vector<isa> levels;
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512})
+    for (isa level : isa_ladder())
         if (level <= highest_level()) levels.push_back(level);
     return levels;
 }

@@ -36,7 +36,7 @@ std::vector<isa> available_levels() {
     reset_forced_isa();
     const isa top = active_isa();
     std::vector<isa> levels;
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512})
+    for (isa level : isa_ladder())
         if (level <= top) levels.push_back(level);
     return levels;
 }
