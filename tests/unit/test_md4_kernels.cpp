@@ -125,10 +125,15 @@ struct kernel_case {
     isa needs;
 };
 
+// The kernels of this build's ladder, as the dispatch table lists them.
 const kernel_case kernels[] = {
+#if defined(__aarch64__)
+    {"md4_x4_neon", md4_x4_neon, 4, isa::neon},
+#else
     {"md4_x4_sse2", md4_x4_sse2, 4, isa::sse2},
     {"md4_x8_avx2", md4_x8_avx2, 8, isa::avx2},
     {"md4_x16_avx512", md4_x16_avx512, 16, isa::avx512},
+#endif
 };
 
 }  // namespace
