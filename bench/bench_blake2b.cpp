@@ -67,7 +67,7 @@ int main() {
     }
     std::printf("\n");
 
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512}) {
+    for (isa level : isa_ladder()) {
         if (level > detected_isa()) break;
         force_isa(level);
         std::printf("blake2b256_many %-6s", isa_name(level));

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     const std::size_t block_sizes[] = {256, 2048, 32768};
     const std::size_t total = total_mib << 20;
 
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512}) {
+    for (isa level : isa_ladder()) {
         if (level > detected_isa()) continue;
         force_isa(level);
         std::printf("%-10s", isa_name(level));

@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     std::printf("\n");
 
     char name[64];
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512}) {
+    for (isa level : isa_ladder()) {
         if (level > detected_isa()) continue;
         force_isa(level);
         std::snprintf(name, sizeof name, "rabinkarp %s", isa_name(level));
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     row("rabinkarp_block", data, sizes, total, [](const std::uint8_t* p, std::size_t n) { return rabinkarp_block(p, n); });
     row("rabinkarp_of", data, sizes, total, [](const std::uint8_t* p, std::size_t n) { return rabinkarp_of(p, n); });
 
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512}) {
+    for (isa level : isa_ladder()) {
         if (level > detected_isa()) continue;
         force_isa(level);
         std::snprintf(name, sizeof name, "rollsum %s", isa_name(level));

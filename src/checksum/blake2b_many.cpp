@@ -8,7 +8,9 @@
 // kernel that covers the remainder is used, which also suits CPUs that run
 // 512-bit vectors at half rate. A single leftover block, and every block at
 // scalar/sse2, goes to libb2. This file is compiled for the baseline CPU and
-// only calls the kernels.
+// only calls the kernels. aarch64 has no BLAKE2b kernel: NEON's two 64-bit lanes
+// and its lack of a 64-bit rotate leave too little over libb2 to be worth one,
+// so every block there goes to libb2.
 #include "blake2b_many.hpp"
 
 #include "cpu/cpu_features.hpp"
@@ -27,6 +29,7 @@ using kernel_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t
 constexpr std::size_t digest_len = 32;
 constexpr std::size_t max_lanes = 8;
 
+#if !defined(__aarch64__)
 // Hashes messages msgs[0 .. n-1] (1 <= n <= width) with one call of a `width`-lane
 // kernel. Lanes past n re-read the last message, which stays within the input, and
 // their digests land in a scratch buffer.
@@ -42,6 +45,7 @@ void hash_group(kernel_fn kernel, std::size_t width, const std::uint8_t* const* 
     kernel(msgs, len, scratch, digest_len);
     for (std::size_t k = 0; k < n; ++k) std::memcpy(out + k * out_stride, scratch + k * digest_len, digest_len);
 }
+#endif
 
 }  // namespace
 
@@ -52,8 +56,9 @@ void blake2b256_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[
 
 void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::size_t count, std::uint8_t* out,
                        std::size_t out_stride) noexcept {
-    const isa level = active_isa();
     std::size_t i = 0;
+#if !defined(__aarch64__)  // x86-64 kernels only; levels compare within one ladder
+    const isa level = active_isa();
     if (level >= isa::avx512) {
         for (; count - i >= 8; i += 8) hash_group(blake2b256_x8_avx512, 8, msgs + i, len, 8, out + i * out_stride, out_stride);
         if (count - i > 4) {
@@ -68,6 +73,7 @@ void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::si
             i = count;
         }
     }
+#endif
     for (; i < count; ++i) blake2b256_one(msgs[i], len, out + i * out_stride);
 }
 

@@ -1,7 +1,9 @@
-// kernels_portable.cpp - the x86 kernels' entry points for builds without them
+// kernels_portable.cpp - the kernels' entry points for builds without SIMD units
 // (other CPUs, or -Dsimd=disabled): each runs the scalar reference per message.
-// active_isa() is scalar in such builds, so dispatch never picks them; they exist
-// so that the dispatch tables and the kernel tests link and pass on any CPU.
+// The dispatch tables list the NEON kernels on aarch64 and the x86 ones elsewhere;
+// these stand in for whichever of them the tables name. active_isa() is scalar in
+// such builds, so dispatch never picks them; they exist so that the dispatch
+// tables and the kernel tests link and pass on any CPU.
 #include "blake2b_kernels.hpp"
 #include "blake2b_many.hpp"
 #include "md4_kernels.hpp"
@@ -18,6 +20,18 @@ void each(const std::uint8_t* const msgs[], std::size_t len, std::uint8_t* out, 
 }
 
 }  // namespace
+
+#if defined(__aarch64__)
+
+void md4_x4_neon(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out, std::size_t stride) noexcept {
+    each<4>(msgs, len, out, stride, md4_scalar);
+}
+std::uint32_t rabinkarp_block_neon(const std::uint8_t* p, std::size_t n) noexcept { return rabinkarp_block(p, n); }
+void rollsum_block_neon(const std::uint8_t* p, std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept {
+    rollsum_block(p, n, *s1, *s2);
+}
+
+#else
 
 void md4_x4_sse2(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out, std::size_t stride) noexcept {
     each<4>(msgs, len, out, stride, md4_scalar);
@@ -49,5 +63,7 @@ void rollsum_block_avx2(const std::uint8_t* p, std::size_t n, std::uint32_t* s1,
 void rollsum_block_avx512(const std::uint8_t* p, std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept {
     rollsum_block(p, n, *s1, *s2);
 }
+
+#endif
 
 }  // namespace rdelta::detail

@@ -1,4 +1,5 @@
-// md4_kernels.hpp - MD4 (RFC 1320) kernels: one scalar, three multi-buffer SIMD.
+// md4_kernels.hpp - MD4 (RFC 1320) kernels: one scalar, multi-buffer SIMD ones
+// (three for x86-64, one for aarch64).
 //
 // Internal to the library: callers go through md4_many()/md4_one() (md4_many.hpp),
 // which pick a kernel by active_isa(). Each SIMD kernel lives in its own translation
@@ -35,5 +36,10 @@ void md4_x8_avx2(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_
 /// 16 lanes in zmm registers (vprold, vpternlogd); only when active_isa() >= isa::avx512.
 void md4_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out,
                     std::size_t out_stride) noexcept;
+
+/// 4 lanes of 32 bits in NEON q registers; aarch64 builds only (NEON is baseline
+/// there), when active_isa() == isa::neon.
+void md4_x4_neon(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out,
+                 std::size_t out_stride) noexcept;
 
 }  // namespace rdelta::detail

@@ -28,6 +28,21 @@ struct weak_kernel {
 using rabinkarp_fn = std::uint32_t (*)(const std::uint8_t*, std::size_t) noexcept;
 using rollsum_fn = void (*)(const std::uint8_t*, std::size_t, std::uint32_t*, std::uint32_t*) noexcept;
 
+// The kernels of this build's ladder (cpu_features.hpp) only.
+#if defined(__aarch64__)
+// One step (32 bytes) each: not measured on arm64 hardware yet (CI runs these
+// kernels under qemu, whose timings say nothing about speed).
+constexpr weak_kernel<rabinkarp_fn> rabinkarp_kernels[] = {
+    {rabinkarp_block_neon, isa::neon, 32},
+};
+constexpr weak_kernel<rollsum_fn> rollsum_kernels[] = {
+    {rollsum_block_neon, isa::neon, 32},
+};
+
+// Below this nothing SIMD is chosen, whatever the level: skip active_isa().
+constexpr std::size_t rabinkarp_simd_min = 32;
+constexpr std::size_t rollsum_simd_min = 32;
+#else
 constexpr weak_kernel<rabinkarp_fn> rabinkarp_kernels[] = {
     {rabinkarp_block_avx512, isa::avx512, 256},
     {rabinkarp_block_avx2, isa::avx2, 128},
@@ -42,6 +57,7 @@ constexpr weak_kernel<rollsum_fn> rollsum_kernels[] = {
 // Below this nothing SIMD is chosen, whatever the level: skip active_isa().
 constexpr std::size_t rabinkarp_simd_min = 16;
 constexpr std::size_t rollsum_simd_min = 32;
+#endif
 
 }  // namespace
 

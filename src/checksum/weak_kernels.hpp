@@ -36,4 +36,10 @@ std::uint32_t rabinkarp_block_avx512(const std::uint8_t* p, std::size_t n) noexc
 void rollsum_block_avx512(const std::uint8_t* p, std::size_t n, std::uint32_t* s1,
                           std::uint32_t* s2) noexcept;
 
+/// NEON q registers, 32 bytes per step; aarch64 builds only (NEON is baseline
+/// there), when active_isa() == isa::neon.
+std::uint32_t rabinkarp_block_neon(const std::uint8_t* p, std::size_t n) noexcept;
+void rollsum_block_neon(const std::uint8_t* p, std::size_t n, std::uint32_t* s1,
+                        std::uint32_t* s2) noexcept;
+
 }  // namespace rdelta::detail

@@ -62,9 +62,9 @@ void kernel_rows(const bytes& data, std::vector<row>& rows) {
     const std::size_t blocks = data.size() / block;
     std::vector<std::uint8_t> digests(blocks * detail::digest_stride);
     volatile std::uint32_t sink = 0;
-    const int top = static_cast<int>(detail::active_isa());  // RDELTA_FORCE_ISA caps it
-    for (int l = 0; l <= top; ++l) {
-        const auto level = static_cast<detail::isa>(l);
+    const detail::isa top = detail::active_isa();  // RDELTA_FORCE_ISA caps it
+    for (const detail::isa level : detail::isa_ladder()) {
+        if (level > top) break;
         detail::force_isa(level);
         const std::string name = detail::isa_name(level);
         rows.push_back({"weak RabinKarp", name, throughput(data.size(), [&] {

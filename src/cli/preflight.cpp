@@ -72,9 +72,9 @@ std::optional<std::string> binary_to_terminal(const request& req) {
 std::optional<std::string> bad_force_isa() {
     const char* forced = std::getenv("RDELTA_FORCE_ISA");
     if (!forced) return std::nullopt;
-    for (const char* level : {"scalar", "sse2", "avx2", "avx512"})
+    for (const char* level : {"scalar", "sse2", "avx2", "avx512", "neon"})
         if (std::strcmp(forced, level) == 0) return std::nullopt;
-    return std::string("RDELTA_FORCE_ISA='") + forced + "' is not a SIMD level (scalar, sse2, avx2 or avx512)";
+    return std::string("RDELTA_FORCE_ISA='") + forced + "' is not a SIMD level (scalar, sse2, avx2, avx512 or neon)";
 }
 
 std::string spelling_hint(const std::string& usage_message) {

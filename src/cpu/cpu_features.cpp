@@ -1,4 +1,4 @@
-// cpu_features.cpp - CPUID and XGETBV, read once.
+// cpu_features.cpp - CPUID and XGETBV, read once; on aarch64, NEON is baseline.
 #include "cpu_features.hpp"
 
 #include <rdelta/version.hpp>
@@ -11,10 +11,35 @@
 #include <cpuid.h>
 #define RDELTA_X86 1
 #endif
+#if defined(__aarch64__) && defined(__ARM_NEON) && !defined(RDELTA_NO_SIMD)
+#define RDELTA_NEON 1
+#endif
 
 namespace rdelta::detail {
 
 namespace {
+
+// The ladder of the family the build targets (the dispatch tables list the
+// kernels of the same family), whether or not its SIMD units are built.
+#if defined(__x86_64__) || defined(__i386__)
+constexpr isa ladder[] = {isa::scalar, isa::sse2, isa::avx2, isa::avx512};
+#elif defined(__aarch64__)
+constexpr isa ladder[] = {isa::scalar, isa::neon};
+#else
+constexpr isa ladder[] = {isa::scalar};
+#endif
+
+bool on_ladder(isa level) noexcept {
+    for (isa l : ladder)
+        if (l == level) return true;
+    return false;
+}
+
+// `limit` caps `level`; a limit from another family's ladder leaves scalar.
+isa capped(isa level, isa limit) noexcept {
+    if (!on_ladder(limit)) return isa::scalar;
+    return limit < level ? limit : level;
+}
 
 #ifdef RDELTA_X86
 unsigned long long xgetbv0() {
@@ -38,6 +63,8 @@ isa detect() noexcept {
     const bool avx512f = b & (1u << 16), avx512bw = b & (1u << 30), avx512vl = b & (1u << 31);
     if (avx512f && avx512bw && avx512vl && (xcr0 & 0xe6) == 0xe6) return isa::avx512;
     return isa::avx2;
+#elif defined(RDELTA_NEON)
+    return isa::neon;  // Advanced SIMD is part of every AArch64 CPU (the ABI's baseline)
 #else
     return isa::scalar;
 #endif
@@ -46,14 +73,16 @@ isa detect() noexcept {
 isa from_env(isa detected) noexcept {
     const char* forced = std::getenv("RDELTA_FORCE_ISA");
     if (!forced) return detected;
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512})
-        if (std::strcmp(forced, isa_name(level)) == 0) return level < detected ? level : detected;
-    return detected;
+    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512, isa::neon})
+        if (std::strcmp(forced, isa_name(level)) == 0) return capped(detected, level);
+    return detected;  // unknown: the CLI refuses it before any kernel runs (preflight.cpp)
 }
 
 std::atomic<int> forced{-1};
 
 }  // namespace
+
+std::span<const isa> isa_ladder() noexcept { return ladder; }
 
 isa detected_isa() noexcept {
     static const isa level = detect();
@@ -67,7 +96,10 @@ isa active_isa() noexcept {
     return from_environment;
 }
 
-void force_isa(isa level) noexcept { forced.store(static_cast<int>(level), std::memory_order_relaxed); }
+void force_isa(isa level) noexcept {
+    const isa kept = on_ladder(level) ? level : isa::scalar;
+    forced.store(static_cast<int>(kept), std::memory_order_relaxed);
+}
 
 void reset_forced_isa() noexcept { forced.store(-1, std::memory_order_relaxed); }
 
@@ -77,6 +109,7 @@ const char* isa_name(isa level) noexcept {
     case isa::sse2: return "sse2";
     case isa::avx2: return "avx2";
     case isa::avx512: return "avx512";
+    case isa::neon: return "neon";
     }
     return "scalar";
 }

@@ -35,7 +35,7 @@ std::vector<isa> available_levels() {
     reset_forced_isa();
     const isa top = active_isa();
     std::vector<isa> levels;
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512})
+    for (isa level : isa_ladder())
         if (level <= top) levels.push_back(level);
     return levels;
 }
@@ -125,10 +125,15 @@ struct kernel_case {
     isa needs;
 };
 
+// The kernels of this build's ladder, as the dispatch table lists them.
 const kernel_case kernels[] = {
+#if defined(__aarch64__)
+    {"md4_x4_neon", md4_x4_neon, 4, isa::neon},
+#else
     {"md4_x4_sse2", md4_x4_sse2, 4, isa::sse2},
     {"md4_x8_avx2", md4_x8_avx2, 8, isa::avx2},
     {"md4_x16_avx512", md4_x16_avx512, 16, isa::avx512},
+#endif
 };
 
 }  // namespace

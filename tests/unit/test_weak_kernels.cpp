@@ -36,7 +36,7 @@ std::vector<isa> available_levels() {
     reset_forced_isa();
     const isa top = active_isa();
     std::vector<isa> levels;
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512})
+    for (isa level : isa_ladder())
         if (level <= top) levels.push_back(level);
     return levels;
 }
@@ -90,10 +90,15 @@ struct kernel_case {
     rollsum_fn rollsum;
 };
 
+// The kernels of this build's ladder, as the dispatch tables list them.
 const kernel_case kernels[] = {
+#if defined(__aarch64__)
+    {"neon", isa::neon, rabinkarp_block_neon, rollsum_block_neon},
+#else
     {"sse2", isa::sse2, rabinkarp_block_sse2, rollsum_block_sse2},
     {"avx2", isa::avx2, rabinkarp_block_avx2, rollsum_block_avx2},
     {"avx512", isa::avx512, rabinkarp_block_avx512, rollsum_block_avx512},
+#endif
 };
 
 sums direct(const kernel_case& k, const std::uint8_t* p, std::size_t n) {
