@@ -60,11 +60,11 @@ result<block_index> block_index::build(const signature& sig, bool keep_duplicate
     int filter_bits = 16;
     while (filter_bits < 24 && (std::size_t{1} << filter_bits) < n * 32) ++filter_bits;
     const int words_log2 = filter_bits - 6;
-    idx.filter_shift_ = 64 - words_log2;
+    idx.filter_shift_ = static_cast<unsigned>(32 - words_log2);
     idx.filter_.assign(std::size_t{1} << words_log2, 0);
     for (const std::uint32_t b : idx.blocks_) {
-        const std::uint64_t h = key_of(b) * 0x9e3779b97f4a7c15ull;
-        idx.filter_[h >> idx.filter_shift_] |= filter_mask(h);
+        const std::uint32_t key = key_of(b);
+        idx.filter_[filter_word(key, idx.filter_shift_)] |= filter_mask(key);
     }
     return idx;
 }

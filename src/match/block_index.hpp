@@ -10,6 +10,7 @@
 // about 10 bytes per block on top of the signature.
 #pragma once
 
+#include "prefilter.hpp"
 #include "checksum/weak_sum.hpp"
 
 #include <rdelta/error.hpp>
@@ -33,20 +34,24 @@ public:
     static result<block_index> build(const signature& sig, bool keep_duplicates = false);
 
     /// Prefilter: false means no block has this key. A blocked Bloom filter: each
-    /// key sets 3 bits of one 64-bit word, so a test is one memory access, and with
-    /// 16 to 64 filter bits per block under 1% of misses pass (one bit per key let
-    /// 6% through for a million blocks, each costing an index search of cache misses).
-    bool may_contain(std::uint32_t key) const noexcept {
-        const std::uint64_t h = key * 0x9e3779b97f4a7c15ull;
-        const std::uint64_t mask = filter_mask(h);
-        return (filter_[h >> filter_shift_] & mask) == mask;
+    /// key sets 3 bits of one 64-bit word (prefilter.hpp), so a test is one memory
+    /// access, and with 16 to 64 filter bits per block under 1% of misses pass (one
+    /// bit per key let 6% through for a million blocks, each costing an index search
+    /// of cache misses).
+    bool may_contain(std::uint32_t key) const noexcept { return passes(prefilter(), key); }
+
+    /// Whether `key` passes the prefilter `f` (the words of may_contain's filter).
+    static bool passes(detail::prefilter_view f, std::uint32_t key) noexcept {
+        const std::uint64_t mask = filter_mask(key);
+        return (f.words[filter_word(key, f.shift)] & mask) == mask;
     }
+
+    /// The prefilter's words, for the kernels that test many keys at once.
+    detail::prefilter_view prefilter() const noexcept { return {filter_.data(), filter_shift_}; }
 
     /// Start loading the filter word of `key` (may_contain soon after is then cheap:
     /// a large filter misses the caches, and several loads in flight overlap).
-    void prefetch(std::uint32_t key) const noexcept {
-        __builtin_prefetch(&filter_[(key * 0x9e3779b97f4a7c15ull) >> filter_shift_]);
-    }
+    void prefetch(std::uint32_t key) const noexcept { __builtin_prefetch(&filter_[filter_word(key, filter_shift_)]); }
 
     /// Whether some block has this key (exact, unlike may_contain).
     bool has_key(std::uint32_t key) const noexcept {
@@ -91,8 +96,11 @@ public:
     }
 
 private:
-    static std::uint64_t filter_mask(std::uint64_t h) noexcept {
-        const std::uint64_t m = h ^ (h >> 29);  // the low bits of a product are weak
+    static std::uint32_t filter_word(std::uint32_t key, unsigned shift) noexcept {
+        return (key * detail::prefilter_word_mult) >> shift;
+    }
+    static std::uint64_t filter_mask(std::uint32_t key) noexcept {
+        const std::uint32_t m = (key * detail::prefilter_bit_mult) >> detail::prefilter_bit_shift;
         return (std::uint64_t{1} << (m & 63)) | (std::uint64_t{1} << ((m >> 6) & 63)) |
                (std::uint64_t{1} << ((m >> 12) & 63));
     }
@@ -139,7 +147,7 @@ private:
     }
 
     int shift_ = 31;
-    int filter_shift_ = 63;  // word index: the top bits of the key's 64-bit product
+    unsigned filter_shift_ = 31;  // word index: the top bits of a product of the key
     std::vector<std::uint64_t> filter_;
     const std::uint8_t* strong_ = nullptr;
     const std::uint32_t* weak_ = nullptr;
