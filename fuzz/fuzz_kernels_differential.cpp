@@ -9,7 +9,11 @@
 //     rollout) agree with them window by window;
 //   * strong_sum_many - the entry point of the multi-buffer MD4/BLAKE2b kernels -
 //     equals strong_sum of each block, and both equal MD4 from OpenSSL and
-//     BLAKE2b-256 from libb2 (independent of the library's own MD4).
+//     BLAKE2b-256 from libb2 (independent of the library's own MD4);
+//   * the window-skipping kernel of the level (AVX2, AVX-512: lane-parallel weak
+//     sums and a vector prefilter test) stops at the same windows with the same
+//     weak states as skip_rejected_scalar(), over the whole input, for both weak
+//     sums, with a filter of fuzzer-chosen size and density.
 // Inputs sit at the end of exactly sized, deliberately misaligned allocations
 // and outputs fill exactly sized ones, so ASan catches any kernel over-read or
 // over-write.
@@ -22,6 +26,8 @@
 #include "checksum/weak_sum.hpp"
 #include "cpu/cpu_features.hpp"
 #include "checksum/strong_sum.hpp"
+#include "match/window_skip.hpp"
+#include "match/window_skip_kernels.hpp"
 
 #include <blake2.h>
 #include <openssl/md4.h>
@@ -137,6 +143,56 @@ void check_strong(strong_kind kind, const std::uint8_t* p, std::size_t block_len
     }
 }
 
+// A filter of 2^log2 words with about `percent`% of its bits set.
+std::vector<std::uint64_t> skip_filter(unsigned log2, unsigned percent, std::uint64_t seed) {
+    std::vector<std::uint64_t> words(std::size_t{1} << log2);
+    std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (std::uint64_t& w : words)
+        for (int b = 0; b < 64; ++b) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            if (x % 100 < percent) w |= std::uint64_t{1} << b;
+        }
+    return words;
+}
+
+// From window 0 to the last one, each kernel call against the reference; after a
+// stop at a passing window, on from the next window.
+template <class State, class Kernel>
+void check_skip_one(const std::uint8_t* p, std::size_t window, std::size_t limit, d::prefilter_view f,
+                    std::size_t lanes, Kernel kernel, const char* what, const char* level) {
+    State w;
+    w.init(p, window);
+    for (std::size_t pos = 0, calls = 0; pos < limit && calls < 200; ++calls) {
+        State ref = w, got = w;
+        const std::size_t want = d::skip_rejected_scalar(f, p, pos, limit, lanes, ref);
+        const std::size_t at = kernel(got, pos);
+        FUZZ_CHECK(at == want, "[%s] %s skip from %zu (window %zu, limit %zu): %zu, reference %zu", level, what, pos,
+                   window, limit, at, want);
+        FUZZ_CHECK(got.digest() == ref.digest(), "[%s] %s skip from %zu: state differs at %zu", level, what, pos, at);
+        if (limit - at < lanes) break;  // not a whole group left: the kernel stopped there
+        w = ref;
+        w.rotate(p[at], p[at + window]);
+        pos = at + 1;
+    }
+}
+
+void check_skip(const std::uint8_t* p, std::size_t n, std::size_t window, const std::vector<std::uint64_t>& words,
+                unsigned log2, d::isa level, const char* name) {
+    if ((level != d::isa::avx2 && level != d::isa::avx512) || window == 0 || window >= n) return;
+    const d::prefilter_view f{words.data(), 32 - log2};
+    const std::size_t limit = n - window;  // the last window's successor reads p[n - 1]
+    const bool wide = level >= d::isa::avx512;
+    const std::size_t lanes = wide ? d::skip_lanes_avx512 : d::skip_lanes_avx2;
+    const auto rk = wide ? d::rabinkarp_skip_avx512 : d::rabinkarp_skip_avx2;
+    const auto rs = wide ? d::rollsum_skip_avx512 : d::rollsum_skip_avx2;
+    check_skip_one<d::rabinkarp>(p, window, limit, f, lanes, [&](d::rabinkarp& w, std::size_t pos) {
+        return rk(f, p, pos, limit, w.count, w.mult_pow, &w.hash);
+    }, "rabinkarp", name);
+    check_skip_one<d::rollsum>(p, window, limit, f, lanes, [&](d::rollsum& w, std::size_t pos) {
+        return rs(f, p, pos, limit, w.count, &w.s1, &w.s2);
+    }, "rollsum", name);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -154,6 +210,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t block_len = p.boolean() ? p.pick(special) : p.value<std::size_t>(0, 300);
     const std::size_t want_count = p.value<std::size_t>(0, 40);
     const std::size_t window = p.value<std::size_t>(0, 300);
+    const unsigned filter_log2 = p.value<unsigned>(1, 12);
+    const unsigned filter_percent = p.value<unsigned>(0, 100);
     const auto payload = p.rest();
     const std::size_t count = block_len ? std::min(want_count, payload.size() / block_len) : want_count;
     // The references, once for every level, from the input itself.
@@ -162,6 +220,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto blake2_ref = reference_strong(strong_kind::blake2, payload.data(), block_len, count);
     exact_buffer blocks(payload.first(block_len * count), offset);
     exact_buffer all(payload, offset);
+    const auto filter = skip_filter(filter_log2, filter_percent, payload.size());
 
     d::reset_forced_isa();
     const d::isa top = d::active_isa();
@@ -174,6 +233,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         check_weak(all.data(), all.size(), window, weak_ref, name);
         check_strong(strong_kind::md4, blocks.data(), block_len, count, md4_ref, name);
         check_strong(strong_kind::blake2, blocks.data(), block_len, count, blake2_ref, name);
+        check_skip(all.data(), all.size(), window, filter, filter_log2, level, name);
     }
     d::reset_forced_isa();
     return 0;

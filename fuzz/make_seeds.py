@@ -323,17 +323,19 @@ def seeds_round_trip(rd, rng):
 def seeds_kernels_differential(rd, rng):
     w = Writer("kernels_differential")
     special = [0, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 255, 256, 1024, 4096]
-    cases = [(0, 64, 16, 32), (1, 55, 20, 1), (7, 128, 9, 300), (33, 300, 17, 64), (63, 0, 40, 0),
-             (5, 1, 33, 2), (0, 4096, 1, 200), (9, 129, 16, 129)]
-    for offset, bl, count, window in cases:
+    # ..., window; then the window-skip filter: 2^log2 words, percent of bits set
+    cases = [(0, 64, 16, 32, 12, 20), (1, 55, 20, 1, 1, 100), (7, 128, 9, 300, 10, 40),
+             (33, 300, 17, 64, 6, 30), (63, 0, 40, 0, 12, 0), (5, 1, 33, 2, 3, 50), (0, 4096, 1, 200, 8, 45),
+             (9, 129, 16, 129, 12, 25)]
+    for offset, bl, count, window, log2, percent in cases:
         data = bytes(rng.randrange(256) for _ in range(max(bl * count, 400)))
         p = Params().integral(offset, 0, 63)
         if bl in special:
             p.boolean(True).pick(special.index(bl), len(special))
         else:
             p.boolean(False).integral(bl, 0, 300)
-        p.integral(count, 0, 40).integral(window, 0, 300)
-        w.add(f"off{offset}-b{bl}-n{count}-w{window}", data + p.trailer())
+        p.integral(count, 0, 40).integral(window, 0, 300).integral(log2, 1, 12).integral(percent, 0, 100)
+        w.add(f"off{offset}-b{bl}-n{count}-w{window}-f{log2}-{percent}", data + p.trailer())
     w.finish()
 
 

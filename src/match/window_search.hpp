@@ -10,6 +10,7 @@
 #include "block_index.hpp"
 #include "checksum/weak_sum.hpp"
 #include "window_memo.hpp"
+#include "window_skip.hpp"
 #include "work_budget.hpp"
 #include "checksum/strong_sum.hpp"
 
@@ -132,16 +133,31 @@ public:
 
 private:
     // Rolls to the first window at or after p (before limit) that passes the
-    // prefilter. Keys are computed a group at a time and their filter words
-    // prefetched, so the cache misses of a large filter overlap.
+    // prefilter.
     std::size_t roll_until_candidate(const std::uint8_t* d, std::size_t p, std::size_t limit) {
-        const std::size_t bl = block_len_;
         weak_state w = weak_;  // in registers for the hot loop
-        const std::size_t from = p;
-        std::uint32_t keys[roll_group];
+        const std::size_t next = next_passing(d, p, limit, w);
+        weak_ = w;
+        stats_.searches += static_cast<std::int64_t>(next - p);
+        return next;
+    }
+
+    // The first window at or after p and before limit that passes the prefilter,
+    // or limit; w: the state of window p in, of the window returned out.
+    std::size_t next_passing(const std::uint8_t* d, std::size_t p, std::size_t limit, weak_state& w) const {
         // Where hits are dense (runs, collisions) the window at p is often one: test
         // it alone first, so that a group is not rolled for nothing at every window.
-        if (p < limit && index_.may_contain(weak_key<Kind>(w.digest()))) return p;
+        if (p >= limit || index_.may_contain(weak_key<Kind>(w.digest()))) return p;
+        // Whole groups of windows on the SIMD kernels, the rest here.
+        // (A kernel that stops at p did not have a whole group: p is no candidate.)
+        if (const std::size_t q = skip_rejected(index_.prefilter(), d, p, limit, w); q != p) {
+            if (q < limit && index_.may_contain(weak_key<Kind>(w.digest()))) return q;
+            p = q;
+        }
+        // Keys are computed a group at a time and their filter words prefetched, so
+        // the cache misses of a large filter overlap.
+        const std::size_t bl = block_len_;
+        std::uint32_t keys[roll_group];
         while (p < limit) {
             const std::size_t m = std::min(roll_group, limit - p);
             const weak_state start = w;
@@ -156,14 +172,11 @@ private:
             if (hit < m) {  // back to that window's state
                 w = start;
                 for (std::size_t i = 0; i < hit; ++i) w.rotate(d[p + i], d[p + i + bl]);
-                p += hit;
-                break;
+                return p + hit;
             }
             w.rotate(d[p + m - 1], d[p + m - 1 + bl]);
             p += m;
         }
-        weak_ = w;
-        stats_.searches += static_cast<std::int64_t>(p - from);
         return p;
     }
 
@@ -245,22 +258,14 @@ private:
         std::size_t n = 1;
         weak_state w = weak_;  // the window at p
         const std::size_t stop = std::min(limit, p + bl);
-        std::uint32_t keys[roll_group];
-        weak_state states[roll_group];
-        for (std::size_t q = p + 1; q < stop && n < lanes;) {  // q: the next window to test
-            const std::size_t m = std::min(roll_group, stop - q);
-            for (std::size_t i = 0; i < m; ++i) {
-                w.rotate(d[q + i - 1], d[q + i - 1 + bl]);
-                states[i] = w;
-                keys[i] = weak_key<Kind>(w.digest());
-                index_.prefetch(keys[i]);
+        for (std::size_t q = p; n < lanes && q + 1 < stop;) {  // q: the window w is at
+            w.rotate(d[q], d[q + bl]);
+            q = next_passing(d, q + 1, stop, w);
+            if (q == stop) break;
+            if (index_.has_key(weak_key<Kind>(w.digest()))) {
+                candidate_at_[n] = d + q;
+                candidate_state_[n++] = w;
             }
-            for (std::size_t i = 0; i < m && n < lanes; ++i)
-                if (index_.may_contain(keys[i]) && index_.has_key(keys[i])) {
-                    candidate_at_[n] = d + q + i;
-                    candidate_state_[n++] = states[i];
-                }
-            q += m;
         }
         strong_sum_gather(strong_, candidate_at_, bl, n, candidate_digest_);
         count_strong(n, n * bl);

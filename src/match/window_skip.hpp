@@ -1,0 +1,33 @@
+// window_skip.hpp - rolling the weak sum past windows the prefilter rejects, on
+// the widest kernel the CPU has (window_skip_kernels.hpp), and the scalar
+// reference those kernels are tested against.
+#pragma once
+
+#include "prefilter.hpp"
+#include "checksum/rabinkarp.hpp"
+#include "checksum/rollsum.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rdelta::detail {
+
+/// Rolls w (the state of the window at p, w.count bytes long) over the windows from
+/// p on, whole groups at a time while they lie before limit, and stops at the first
+/// window whose key passes the prefilter f: returns its position, w its state. With
+/// none, returns the first window of the group that does not fit (limit - result is
+/// less than a group), w its state. Below AVX2 there is no kernel: returns p, w
+/// unchanged, and the caller's scalar loop does the work. The caller guarantees
+/// that d[limit - 1 + w.count] exists.
+std::size_t skip_rejected(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
+                          rabinkarp& w) noexcept;
+std::size_t skip_rejected(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
+                          rollsum& w) noexcept;
+
+/// The kernels' reference: the same, one window at a time, in groups of `lanes`.
+std::size_t skip_rejected_scalar(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
+                                 std::size_t lanes, rabinkarp& w) noexcept;
+std::size_t skip_rejected_scalar(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
+                                 std::size_t lanes, rollsum& w) noexcept;
+
+}  // namespace rdelta::detail
