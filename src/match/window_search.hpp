@@ -149,10 +149,9 @@ private:
         // it alone first, so that a group is not rolled for nothing at every window.
         if (p >= limit || index_.may_contain(weak_key<Kind>(w.digest()))) return p;
         // Whole groups of windows on the SIMD kernels, the rest here.
-        // (A kernel that stops at p did not have a whole group: p is no candidate.)
         if (const std::size_t q = skip_rejected(index_.prefilter(), d, p, limit, w); q != p) {
-            if (q < limit && index_.may_contain(weak_key<Kind>(w.digest()))) return q;
-            p = q;
+            if (index_.may_contain(weak_key<Kind>(w.digest()))) return q;
+            p = q;  // tested again below, with the rest
         }
         // Keys are computed a group at a time and their filter words prefetched, so
         // the cache misses of a large filter overlap.

@@ -19,10 +19,11 @@ namespace {
 template <weak_kind Kind, class State>
 std::size_t skip_scalar(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit, std::size_t lanes,
                         State& w) noexcept {
-    for (; limit - p >= lanes; p += lanes)
-        for (std::size_t j = 0; j < lanes; ++j) {
-            if (block_index::passes(f, weak_key<Kind>(w.digest()))) return p + j;
-            w.rotate(d[p + j], d[p + j + w.count]);
+    while (limit - p > lanes)
+        for (const std::size_t end = p + lanes; p < end;) {
+            w.rotate(d[p], d[p + w.count]);
+            if (block_index::passes(f, weak_key<Kind>(w.digest()))) return p + 1;
+            ++p;
         }
     return p;
 }

@@ -12,7 +12,6 @@ namespace rdelta::detail::window_skip_avx2 {
 namespace {
 
 #define RL_LANES 8
-#define RL_LOG2_LANES 3
 typedef __m256i rv;
 
 inline rv rv_set1(std::uint32_t x) noexcept { return _mm256_set1_epi32(static_cast<int>(x)); }
@@ -44,7 +43,8 @@ inline rv rv_key(rv v) noexcept { return _mm256_or_si256(v, _mm256_cmpeq_epi32(v
 
 #include "checksum/rolling_lanes_body.inc"
 
-// Four keys' filter words (gathered by their word numbers) and bit numbers m
+// Four keys' filter words (loaded one by one: a gather is no faster on Zen 5, and
+// much slower on Intel CPUs with the GDS microcode) and their bit numbers m
 // (prefilter.hpp): shifting a word right by a bit number brings that bit to bit 0.
 inline unsigned passing4(const std::uint64_t* words, const std::uint32_t* word, __m128i m32) noexcept {
     const __m256i w = _mm256_set_epi64x(static_cast<long long>(words[word[3]]), static_cast<long long>(words[word[2]]),
@@ -65,6 +65,7 @@ inline unsigned rl_passing(prefilter_view f, rv keys) noexcept {
     const rv m = RV_SRLI(rv_mullo(keys, rv_set1(prefilter_bit_mult)), prefilter_bit_shift);
     alignas(32) std::uint32_t at[8];
     rv_store(at, word);
+    __asm__("" : "+m"(at));  // loaded back from memory, not taken out of the vector lane by lane
     const unsigned first = passing4(f.words, at, _mm256_castsi256_si128(m));
     const unsigned second = passing4(f.words, at + 4, _mm256_extracti128_si256(m, 1));
     return first | second << 4;
@@ -74,7 +75,6 @@ inline unsigned rl_passing(prefilter_view f, rv keys) noexcept {
 
 #undef RV_SRLI
 #undef RV_SLLI
-#undef RL_LOG2_LANES
 #undef RL_LANES
 
 }  // namespace

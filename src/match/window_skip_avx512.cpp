@@ -23,7 +23,6 @@ namespace rdelta::detail::window_skip_avx512 {
 namespace {
 
 #define RL_LANES 16
-#define RL_LOG2_LANES 4
 typedef __m512i rv;
 
 inline rv rv_set1(std::uint32_t x) noexcept { return _mm512_set1_epi32(static_cast<int>(x)); }
@@ -51,7 +50,8 @@ inline rv rv_key(rv v) noexcept {
 
 #include "checksum/rolling_lanes_body.inc"
 
-// Eight keys' filter words (gathered by their word numbers) and bit numbers m
+// Eight keys' filter words (loaded one by one: a gather is no faster on Zen 5, and
+// much slower on Intel CPUs with the GDS microcode) and their bit numbers m
 // (prefilter.hpp): rotating a word right by a bit number brings that bit to bit 0,
 // and vprorvq takes the count mod 64, which is the field's own 6 bits.
 inline unsigned passing8(const std::uint64_t* words, const std::uint32_t* word, __m256i m32) noexcept {
@@ -71,6 +71,7 @@ inline unsigned rl_passing(prefilter_view f, rv keys) noexcept {
     const rv m = RV_SRLI(rv_mullo(keys, rv_set1(prefilter_bit_mult)), prefilter_bit_shift);
     alignas(64) std::uint32_t at[16];
     rv_store(at, word);
+    __asm__("" : "+m"(at));  // loaded back from memory, not taken out of the vector lane by lane
     const unsigned first = passing8(f.words, at, _mm512_castsi512_si256(m));
     const unsigned second = passing8(f.words, at + 8, _mm512_extracti64x4_epi64(m, 1));
     return first | second << 8;
@@ -80,7 +81,6 @@ inline unsigned rl_passing(prefilter_view f, rv keys) noexcept {
 
 #undef RV_SRLI
 #undef RV_SLLI
-#undef RL_LOG2_LANES
 #undef RL_LANES
 
 }  // namespace

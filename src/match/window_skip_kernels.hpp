@@ -5,13 +5,15 @@
 // picks a kernel by active_isa(). Each kernel lives in its own translation unit
 // compiled with that ISA's -m flags, so this header is C-like: declarations only.
 //
-// Every kernel takes the window at p (its weak state in *hash or *s1, *s2; windows
-// are n bytes long) and looks at whole groups of `lanes` windows while the group
-// lies before `limit`. It returns the first window whose weak key (weak_key<Kind>)
-// passes the prefilter, with that window's state; or, when none does, the first
-// window of the group that did not fit (limit - result < lanes), with its state.
-// It reads d[p, q + n) for the windows before q, the value it returns: the caller
-// guarantees d[limit - 1 + n] exists. The results equal skip_rejected_scalar().
+// Every kernel takes the window at p, which the caller has tested (its weak state
+// in *hash or *s1, *s2; windows are n bytes long), and tests the windows after it,
+// a whole group of `lanes` windows at a time while the group lies before `limit`.
+// It returns the first window whose weak key (weak_key<Kind>) passes the prefilter,
+// with that window's state; or, when none does, the last window it tested (or p if
+// no group fit: limit - result <= lanes), with its state. The caller tells the two
+// apart by testing the window returned. It reads d[p, r + n) for the result r;
+// the caller guarantees d[limit - 1 + n] exists. The results equal
+// skip_rejected_scalar().
 #pragma once
 
 #include "prefilter.hpp"
