@@ -18,6 +18,7 @@
 #include <rdelta/job.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -33,6 +34,9 @@ inline bool gather_forced() noexcept {
     }();
     return forced;
 }
+
+/// hash_candidates() calls that hashed more than one window (tests assert the path ran).
+inline std::atomic<std::uint64_t> candidate_batches_run{0};
 
 /// A window position and the block it matches (-1: no match before the limit).
 struct search_hit {
@@ -120,7 +124,7 @@ public:
 
     /// The bytes at previously seen addresses may have changed (a new call).
     void forget_data() noexcept {
-        cached_ = 0, predicted_ = nullptr, candidates_ = 0;
+        cached_ = 0, predicted_ = nullptr, candidates_ = 0, gathered_to_ = nullptr;
         memo_.clear();
     }
 
@@ -203,7 +207,12 @@ private:
             index_.find(key, [&] { return digest = strong_of(window, len, ahead, d, pos, limit); }, min_block);
         stats_.weak_hits += digest != nullptr;
         stats_.matches += block >= 0;
-        if (digest && len == block_len_) memo_.remember(window, key, digest, block < 0);
+        if (digest && len == block_len_) {
+            memo_.remember(window, key, digest, block < 0);
+            // Weak hits that miss: their windows are hashed in batches, from ever further ahead.
+            if (!gather_)
+                gather_range_ = block >= 0 ? 0 : gather_range_ == 0 ? block_len_ : std::min(2 * gather_range_, max_gather_range());
+        }
         return block;
     }
 
@@ -240,27 +249,40 @@ private:
         if (len == bl)
             for (std::size_t i = 0; i < candidates_; ++i)
                 if (candidate_at_[i] == window) return candidate_digest_ + i * digest_stride;
-        if (len == bl && d && gather_) return hash_candidates(d, pos, limit);
+        if (len == bl && d && gather_) return hash_candidates(d, pos, limit, bl);
+        if (len == bl && d && gather_range_ > 0) return hash_candidates(d, pos, limit, gather_range_);
         count_strong(1, len);
         strong_sum(strong_, window, len, digest_);
         return digest_;
     }
 
-    // Hash the window at p together with the next windows (within a block, before
-    // limit) whose weak key is in the index: one multi-buffer call costs about as
-    // much as one hash. Which of them the scan reaches depends on the lookups in
+    // Hash the window at p together with the next windows (within `range` windows,
+    // before limit) whose weak key is in the index: one multi-buffer call costs about
+    // as much as one hash. Which of them the scan reaches depends on the lookups in
     // between; those it skips (inside a match) were hashed for nothing.
-    const std::uint8_t* hash_candidates(const std::uint8_t* d, std::size_t p, std::size_t limit) {
+    //
+    // Large signatures (gather_) have several candidates per block of data that does
+    // not match: range is a block. Smaller ones have fewer: after weak hits that
+    // missed, the range doubles up to max_gather_range() (32 blocks of 32 KiB: 8
+    // candidates against a 1 GiB basis's signature), and a match ends it. Rolling
+    // ahead is not wasted: after a miss at the last candidate the scan goes on from
+    // where the gathering stopped (next_candidate).
+    const std::uint8_t* hash_candidates(const std::uint8_t* d, std::size_t p, std::size_t limit, std::size_t range) {
         const std::size_t bl = block_len_;
         const std::size_t lanes = strong_ == strong_kind::md4 ? max_candidates : 8;
         candidate_at_[0] = d + p;
         std::size_t n = 1;
         weak_state w = weak_;  // the window at p
-        const std::size_t stop = std::min(limit, p + bl);
-        for (std::size_t q = p; n < lanes && q + 1 < stop;) {  // q: the window w is at
+        const std::size_t stop = limit - p > range ? p + range : limit;
+        gathered_to_ = nullptr;
+        for (std::size_t q = p; n < lanes;) {  // q < stop: the window w is at
             w.rotate(d[q], d[q + bl]);
             q = next_passing(d, q + 1, stop, w);
-            if (q == stop) break;
+            if (q == stop) {  // no other candidate before stop: the scan may go on from there
+                gathered_to_ = d + stop;
+                gathered_state_ = w;
+                break;
+            }
             if (index_.has_key(weak_key<Kind>(w.digest()))) {
                 candidate_at_[n] = d + q;
                 candidate_state_[n++] = w;
@@ -268,16 +290,22 @@ private:
         }
         strong_sum_gather(strong_, candidate_at_, bl, n, candidate_digest_);
         count_strong(n, n * bl);
+        if (n > 1) candidate_batches_run.fetch_add(1, std::memory_order_relaxed);
         candidates_ = n;
         return candidate_digest_;
     }
 
     // After a miss at window p, the position of the next gathered candidate before
-    // limit, whose weak state becomes current; 0 if p is not a candidate followed
-    // by one.
+    // limit, or where the gathering stopped (at most limit) when p is the last one,
+    // whose weak state becomes current; 0 if p is not a candidate followed by either.
     std::size_t next_candidate(const std::uint8_t* d, std::size_t p, std::size_t limit) noexcept {
-        for (std::size_t i = 0; i + 1 < candidates_; ++i)
+        for (std::size_t i = 0; i < candidates_; ++i)
             if (candidate_at_[i] == d + p) {
+                if (i + 1 == candidates_) {
+                    if (!gathered_to_ || static_cast<std::size_t>(gathered_to_ - d) > limit) return 0;
+                    weak_ = gathered_state_;
+                    return static_cast<std::size_t>(gathered_to_ - d);
+                }
                 const auto next = static_cast<std::size_t>(candidate_at_[i + 1] - d);
                 if (next >= limit) return 0;
                 weak_ = candidate_state_[i + 1];
@@ -285,6 +313,9 @@ private:
             }
         return 0;
     }
+
+    // The furthest hash_candidates() looks ahead of a weak hit when gathering is not on.
+    std::size_t max_gather_range() const noexcept { return std::max<std::size_t>(block_len_, std::size_t{1} << 20); }
 
     void count_strong(std::size_t sums, std::size_t bytes) noexcept {
         stats_.strong_calcs += static_cast<std::int64_t>(sums);
@@ -313,10 +344,13 @@ private:
     std::uint8_t zero_digest_[digest_stride];
     window_memo memo_;  // recent windows' digests, for windows equal to them
     static constexpr std::size_t max_candidates = 16;
-    const bool gather_;  // hash candidate windows in batches
+    const bool gather_;             // hash candidate windows in batches, a block ahead
+    std::size_t gather_range_ = 0;  // otherwise this far ahead (0: one at a time)
     std::size_t candidates_ = 0;
     const std::uint8_t* candidate_at_[max_candidates];
     weak_state candidate_state_[max_candidates];  // the rolling sum at each candidate
+    const std::uint8_t* gathered_to_ = nullptr;   // no candidate after the last one before this window
+    weak_state gathered_state_;                   // the rolling sum there
     std::uint8_t candidate_digest_[max_candidates * digest_stride];
 };
 

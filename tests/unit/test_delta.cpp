@@ -268,3 +268,66 @@ TEST_CASE("work budget: a crafted signature fails with mem_error, equal windows 
     CHECK(*status == job_status::done);
     CHECK(j->stats().strong_calcs <= 2);  // once in the scan, once at the start of the tail
 }
+
+namespace {
+// Signature records for the windows of `data` at `at` (weak sums of `kind`'s
+// format, zero strong sums): each of those windows hits and none matches.
+void append_false_hits(test::bytes& sig, const test::bytes& data, std::uint32_t block, std::size_t strong_len,
+                       bool rabinkarp, const std::vector<std::size_t>& at) {
+    for (const std::size_t pos : at) {
+        std::uint32_t h = 1, a = 0, b = 0;
+        for (std::uint32_t i = 0; i < block; ++i) {
+            h = h * 0x08104225u + data[pos + i];
+            a += data[pos + i] + 31u, b += a;
+        }
+        const std::uint32_t weak = rabinkarp ? h : (b << 16) | (a & 0xffff);
+        for (int s = 24; s >= 0; s -= 8) sig.push_back(static_cast<std::uint8_t>(weak >> s));
+        sig.insert(sig.end(), strong_len, 0);
+    }
+}
+}  // namespace
+
+TEST_CASE("weak hits that miss are hashed in batches from further ahead, with the delta unchanged") {
+    // Stretches of unrelated data with a weak hit that misses every 2-5 KiB (crafted
+    // records), between copies of basis blocks: after a few misses the search hashes
+    // the hits of up to 1 MiB ahead together, across the matches that follow.
+    const std::uint32_t block = 1024;
+    const test::bytes basis = test::random_bytes(256 << 10, 41);
+    test::bytes next;
+    std::vector<std::size_t> hits;
+    for (int part = 0; part < 6; ++part) {
+        const test::bytes unrelated = test::random_bytes((100 + 37 * part) << 10, 50 + part);
+        for (std::size_t at = 1000 + 77 * part; at + block < unrelated.size(); at += 2000 + 997 * (at % 4))
+            hits.push_back(next.size() + at);
+        next.insert(next.end(), unrelated.begin(), unrelated.end());
+        const std::size_t from = (part * 40u) << 10;
+        next.insert(next.end(), basis.begin() + static_cast<std::ptrdiff_t>(from),
+                    basis.begin() + static_cast<std::ptrdiff_t>(from + (part + 1) * 5000));
+    }
+    for (const std::uint32_t m : {0x72730147u, 0x72730136u}) {
+        CAPTURE(m);
+        const std::size_t strong_len = m == 0x72730136u ? 16 : 32;
+        auto plain = make_signature(basis, {m, block, static_cast<std::uint32_t>(strong_len)});
+        REQUIRE(plain.ok());
+        test::bytes crafted = *plain;
+        append_false_hits(crafted, next, block, strong_len, m == 0x72730147u, hits);
+        auto plain_sig = load_signature(*plain);
+        auto crafted_sig = load_signature(crafted);
+        REQUIRE(plain_sig.ok());
+        REQUIRE(crafted_sig.ok());
+        // The crafted records come after the real blocks and never match: the same delta.
+        auto want = make_delta(*plain_sig, next, 0, job_options{1});
+        REQUIRE(want.ok());
+        for (unsigned threads : {1u, 2u}) {
+            CAPTURE(threads);
+            const auto batches_before = detail::candidate_batches_run.load();
+            auto got = make_delta(*crafted_sig, next, 0, job_options{threads});
+            REQUIRE(got.ok());
+            CHECK(*got == *want);
+            CHECK(detail::candidate_batches_run.load() > batches_before);
+        }
+        auto rebuilt = apply_patch(basis, *want);
+        REQUIRE(rebuilt.ok());
+        CHECK(*rebuilt == next);
+    }
+}
