@@ -12,6 +12,7 @@ namespace rdelta::detail::window_skip_avx2 {
 namespace {
 
 #define RL_LANES 8
+#define RL_BATCH 8
 typedef __m256i rv;
 
 inline rv rv_set1(std::uint32_t x) noexcept { return _mm256_set1_epi32(static_cast<int>(x)); }
@@ -59,22 +60,20 @@ inline unsigned passing4(const std::uint64_t* words, const std::uint32_t* word, 
     return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(ok)));
 }
 
-inline unsigned rl_passing(prefilter_view f, rv keys) noexcept {
-    const rv word = _mm256_srl_epi32(rv_mullo(keys, rv_set1(prefilter_word_mult)),
-                                     _mm_cvtsi32_si128(static_cast<int>(f.shift)));
-    const rv m = RV_SRLI(rv_mullo(keys, rv_set1(prefilter_bit_mult)), prefilter_bit_shift);
-    alignas(32) std::uint32_t at[8];
-    rv_store(at, word);
-    __asm__("" : "+m"(at));  // loaded back from memory, not taken out of the vector lane by lane
-    const unsigned first = passing4(f.words, at, _mm256_castsi256_si128(m));
-    const unsigned second = passing4(f.words, at + 4, _mm256_extracti128_si256(m, 1));
-    return first | second << 4;
+inline rv rl_words(prefilter_view f, rv keys, std::uint32_t* at) noexcept {
+    rv_store(at, _mm256_srl_epi32(rv_mullo(keys, rv_set1(prefilter_word_mult)), _mm_cvtsi32_si128(static_cast<int>(f.shift))));
+    return RV_SRLI(rv_mullo(keys, rv_set1(prefilter_bit_mult)), prefilter_bit_shift);
+}
+
+inline unsigned rl_test(prefilter_view f, const std::uint32_t* at, rv m) noexcept {
+    return passing4(f.words, at, _mm256_castsi256_si128(m)) | passing4(f.words, at + 4, _mm256_extracti128_si256(m, 1)) << 4;
 }
 
 #include "window_skip_body.inc"
 
 #undef RV_SRLI
 #undef RV_SLLI
+#undef RL_BATCH
 #undef RL_LANES
 
 }  // namespace

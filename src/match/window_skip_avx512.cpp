@@ -23,6 +23,7 @@ namespace rdelta::detail::window_skip_avx512 {
 namespace {
 
 #define RL_LANES 16
+#define RL_BATCH 8
 typedef __m512i rv;
 
 inline rv rv_set1(std::uint32_t x) noexcept { return _mm512_set1_epi32(static_cast<int>(x)); }
@@ -65,22 +66,21 @@ inline unsigned passing8(const std::uint64_t* words, const std::uint32_t* word, 
     return _mm512_test_epi64_mask(all3, _mm512_set1_epi64(1));
 }
 
-inline unsigned rl_passing(prefilter_view f, rv keys) noexcept {
-    const rv word = _mm512_srl_epi32(rv_mullo(keys, rv_set1(prefilter_word_mult)),
-                                     _mm_cvtsi32_si128(static_cast<int>(f.shift)));
-    const rv m = RV_SRLI(rv_mullo(keys, rv_set1(prefilter_bit_mult)), prefilter_bit_shift);
-    alignas(64) std::uint32_t at[16];
-    rv_store(at, word);
-    __asm__("" : "+m"(at));  // loaded back from memory, not taken out of the vector lane by lane
-    const unsigned first = passing8(f.words, at, _mm512_castsi512_si256(m));
-    const unsigned second = passing8(f.words, at + 8, _mm512_extracti64x4_epi64(m, 1));
-    return first | second << 8;
+inline rv rl_words(prefilter_view f, rv keys, std::uint32_t* at) noexcept {
+    rv_store(at, _mm512_srl_epi32(rv_mullo(keys, rv_set1(prefilter_word_mult)), _mm_cvtsi32_si128(static_cast<int>(f.shift))));
+    return RV_SRLI(rv_mullo(keys, rv_set1(prefilter_bit_mult)), prefilter_bit_shift);
+}
+
+inline unsigned rl_test(prefilter_view f, const std::uint32_t* at, rv m) noexcept {
+    return passing8(f.words, at, _mm512_castsi512_si256(m)) |
+           passing8(f.words, at + 8, _mm512_extracti64x4_epi64(m, 1)) << 8;
 }
 
 #include "window_skip_body.inc"
 
 #undef RV_SRLI
 #undef RV_SLLI
+#undef RL_BATCH
 #undef RL_LANES
 
 }  // namespace

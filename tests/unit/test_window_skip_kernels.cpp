@@ -141,13 +141,13 @@ rollsum rs_at(const std::uint8_t* d, std::size_t p, std::size_t n) {
 
 const std::size_t window_lengths[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 64, 100, 1000};
 
-// Kernel == reference for states rolled from the data at p and the limits p + 0 .. p + 3 groups + 1.
+// Kernel == reference for states rolled from the data at p and the limits p + 0 .. p + 11 groups + 1.
 template <class State, class StateAt>
 void compare_starts(const skip_kernel& k, const test_filter& f, const std::uint8_t* d, std::size_t size,
                     std::size_t n, StateAt state_at) {
     for (std::size_t p : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{33}}) {
         const State w = state_at(d, p, n);
-        for (std::size_t span = 0; span <= 3 * k.lanes + 1 && p + span + n <= size; ++span) {
+        for (std::size_t span = 0; span <= 11 * k.lanes + 1 && p + span + n <= size; ++span) {
             CAPTURE(p);
             CAPTURE(span);
             CHECK(kernel(k, f, d, p, p + span, w) == reference(f, d, p, p + span, k.lanes, w));
@@ -213,12 +213,12 @@ TEST_CASE("window-skip kernels stop at the one window the filter lets through, i
         CAPTURE(std::string(k->name));
         for (std::size_t n : {std::size_t{1}, std::size_t{16}, std::size_t{100}, std::size_t{1000}}) {
             CAPTURE(n);
-            const std::size_t p = 3, limit = p + 5 * k->lanes + 3;
+            const std::size_t p = 3, limit = p + 12 * k->lanes + 3;  // a first group, a batch of 8, single groups
             rabinkarp rk = rk_at(d, p, n);
             rollsum rs = rs_at(d, p, n);
             for (std::size_t j = 0; j < limit - p; ++j) {
                 CAPTURE(j);
-                test_filter frk(18), frs(18);
+                test_filter frk(12), frs(12);
                 frk.word_of(weak_key<weak_kind::rabinkarp>(rk.digest())) = ~std::uint64_t{0};
                 frs.word_of(weak_key<weak_kind::rollsum>(rs.digest())) = ~std::uint64_t{0};
                 const outcome want_rk = reference(frk, d, p, limit, k->lanes, rk_at(d, p, n));
@@ -276,7 +276,7 @@ TEST_CASE("window-skip kernels never read past the last window's byte (PROT_NONE
         test_filter f(16);
         f.randomize(10, 3);  // almost nothing passes: the kernel runs to the limit
         for (std::size_t n : window_lengths) {
-            for (std::size_t span = 0; span <= 4 * k->lanes; ++span) {
+            for (std::size_t span = 0; span <= 12 * k->lanes; ++span) {  // batches of 8 groups too
                 CAPTURE(n);
                 CAPTURE(span);
                 // d[limit - 1 + n] is the last readable byte.
