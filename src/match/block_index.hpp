@@ -34,7 +34,7 @@ public:
     static result<block_index> build(const signature& sig, bool keep_duplicates = false);
 
     /// Prefilter: false means no block has this key. A blocked Bloom filter: each
-    /// key sets 3 bits of one 64-bit word (prefilter.hpp), so a test is one memory
+    /// key sets 4 bits of one 64-bit word (prefilter.hpp), so a test is one memory
     /// access, and with 16 to 64 filter bits per block under 1% of misses pass (one
     /// bit per key let 6% through for a million blocks, each costing an index search
     /// of cache misses).
@@ -102,7 +102,7 @@ private:
     static std::uint64_t filter_mask(std::uint32_t key) noexcept {
         const std::uint32_t m = (key * detail::prefilter_bit_mult) >> detail::prefilter_bit_shift;
         return (std::uint64_t{1} << (m & 63)) | (std::uint64_t{1} << ((m >> 6) & 63)) |
-               (std::uint64_t{1} << ((m >> 12) & 63));
+               (std::uint64_t{1} << ((m >> 12) & 63)) | (std::uint64_t{1} << (m >> 18));
     }
     std::uint32_t bucket_of(std::uint32_t key) const noexcept {
         return static_cast<std::uint32_t>((key * 0x9e3779b1ull & 0xffffffffu) >> shift_);

@@ -50,13 +50,14 @@ inline rv rv_key(rv v) noexcept { return _mm256_or_si256(v, _mm256_cmpeq_epi32(v
 inline unsigned passing4(const std::uint64_t* words, const std::uint32_t* word, __m128i m32) noexcept {
     const __m256i w = _mm256_set_epi64x(static_cast<long long>(words[word[3]]), static_cast<long long>(words[word[2]]),
                                         static_cast<long long>(words[word[1]]), static_cast<long long>(words[word[0]]));
-    const __m256i m = _mm256_cvtepu32_epi64(m32);  // m < 2^18: m >> 12 needs no mask
+    const __m256i m = _mm256_cvtepu32_epi64(m32);  // m < 2^24: m >> 18 needs no mask
     const __m256i low6 = _mm256_set1_epi64x(63), one = _mm256_set1_epi64x(1);
-    const __m256i all3 = _mm256_and_si256(
+    const __m256i all4 = _mm256_and_si256(
         _mm256_and_si256(_mm256_srlv_epi64(w, _mm256_and_si256(m, low6)),
                          _mm256_srlv_epi64(w, _mm256_and_si256(_mm256_srli_epi64(m, 6), low6))),
-        _mm256_srlv_epi64(w, _mm256_srli_epi64(m, 12)));
-    const __m256i ok = _mm256_cmpeq_epi64(_mm256_and_si256(all3, one), one);
+        _mm256_and_si256(_mm256_srlv_epi64(w, _mm256_and_si256(_mm256_srli_epi64(m, 12), low6)),
+                         _mm256_srlv_epi64(w, _mm256_srli_epi64(m, 18))));
+    const __m256i ok = _mm256_cmpeq_epi64(_mm256_and_si256(all4, one), one);
     return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(ok)));
 }
 

@@ -61,9 +61,10 @@ inline unsigned passing8(const std::uint64_t* words, const std::uint32_t* word, 
                                        static_cast<long long>(words[word[3]]), static_cast<long long>(words[word[2]]),
                                        static_cast<long long>(words[word[1]]), static_cast<long long>(words[word[0]]));
     const __m512i m = _mm512_cvtepu32_epi64(m32);
-    const __m512i all3 = _mm512_ternarylogic_epi64(_mm512_rorv_epi64(w, m), _mm512_rorv_epi64(w, _mm512_srli_epi64(m, 6)),
-                                                   _mm512_rorv_epi64(w, _mm512_srli_epi64(m, 12)), 0x80);  // a & b & c
-    return _mm512_test_epi64_mask(all3, _mm512_set1_epi64(1));
+    const __m512i three = _mm512_ternarylogic_epi64(_mm512_rorv_epi64(w, m), _mm512_rorv_epi64(w, _mm512_srli_epi64(m, 6)),
+                                                    _mm512_rorv_epi64(w, _mm512_srli_epi64(m, 12)), 0x80);  // a & b & c
+    const __m512i fourth = _mm512_and_si512(_mm512_rorv_epi64(w, _mm512_srli_epi64(m, 18)), _mm512_set1_epi64(1));
+    return _mm512_test_epi64_mask(three, fourth);  // bit 0 of all four
 }
 
 inline rv rl_words(prefilter_view f, rv keys, std::uint32_t* at) noexcept {
