@@ -154,8 +154,9 @@ def main():
         for _ in range(256):
             f.write(os.urandom(1 << 20))
     for sig in (signal.SIGTERM, signal.SIGINT):
+        # The default action, whatever this test inherited (a background job ignores SIGINT).
         p = subprocess.Popen([rdelta, "-j1", "delta", "basis.sig", "-", "out"], stdin=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL)
+                             stderr=subprocess.DEVNULL, preexec_fn=lambda sig=sig: signal.signal(sig, signal.SIG_DFL))
         p.stdin.write(open("big", "rb").read(64 << 20))
         p.stdin.flush()
         time.sleep(0.3)

@@ -206,7 +206,9 @@ class Suite:
                 signal.SIGUSR1, signal.SIGUSR2, signal.SIGQUIT]
         for sig in sigs:
             before = set(os.listdir("."))
-            p = subprocess.Popen([R, "signature", "-", "sig.out"], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+            # The signal's default action, whatever this test inherited (nohup ignores SIGHUP).
+            p = subprocess.Popen([R, "signature", "-", "sig.out"], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 preexec_fn=lambda sig=sig: signal.signal(sig, signal.SIG_DFL))
             p.stdin.write(basis[:100000])
             p.stdin.flush()
             started = self.wait_for_temp(before, p)
