@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -27,5 +28,33 @@ public:
 
 /// Receives output bytes in order; an error stops the command.
 using byte_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
+
+/// A sink whose bytes are written by a thread of its own, so that writing them (a
+/// file, a pipe to ssh) overlaps the work that makes them. Bytes are copied into
+/// buffers of `buffer_size`; at most `max_in_flight` wait for the writer, so memory
+/// stays bounded and a slow output slows the producer down. `downstream` is called
+/// on the writer thread, in order. Its first error is returned by a later write()
+/// and by finish(). Without memory for it or a thread, write() calls `downstream`
+/// itself. Destroyed before finish(), pending bytes are dropped (the output is not
+/// wanted after a failure).
+class background_sink {
+public:
+    explicit background_sink(byte_sink downstream, std::size_t buffer_size = std::size_t{1} << 20,
+                             std::size_t max_in_flight = 3);
+    background_sink(const background_sink&) = delete;
+    background_sink& operator=(const background_sink&) = delete;
+    ~background_sink();
+
+    result<void> write(std::span<const std::uint8_t> bytes);
+    /// Write what is pending and stop the thread; the downstream sink has then
+    /// received every byte (or the error is returned). Call once, at the end.
+    result<void> finish();
+    /// A byte_sink calling write(), valid while this object lives.
+    byte_sink sink();
+
+private:
+    struct state;
+    std::unique_ptr<state> s_;
+};
 
 }  // namespace rdelta

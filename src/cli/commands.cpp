@@ -158,15 +158,21 @@ byte_sink sink_to(output_file& out) {
 
 // The output of signature and delta: the file (or stream), and the compressor
 // (codec::none passes bytes through) in front of it.
+// With `behind`, the bytes reach the file on a thread of their own (background_sink).
 int open_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out,
-                std::optional<compressing_writer>& packed) {
+                std::optional<compressing_writer>& packed, std::optional<background_sink>* behind = nullptr) {
     auto created = output_file::create(path, req.force);
     if (!created) return report_output_create(inv, path, created.err());
     out.emplace(std::move(*created));
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);
+    byte_sink to_file = sink_to(*out);
+    if (behind) {
+        behind->emplace(std::move(to_file));
+        to_file = (*behind)->sink();
+    }
     const compression_options packing{req.compression, req.compression_level, static_cast<unsigned>(req.threads)};
-    auto writer = compressing_writer::open(packing, out->name(), sink_to(*out));
+    auto writer = compressing_writer::open(packing, out->name(), std::move(to_file));
     if (!writer) return report(inv, writer.err());
     packed.emplace(std::move(*writer));
     return exit_success;
@@ -305,9 +311,11 @@ int delta_command(const request& req, const invocation& inv) {
     stats.job_done(loader->stats());
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
+    // Declared in this order so that the writer thread stops before the file goes.
     std::optional<output_file> out;
+    std::optional<background_sink> behind;  // a delta's output is written while the scan goes on
     std::optional<compressing_writer> packed;
-    if (int rc = open_output(req, inv, out_path, out, packed)) return rc;
+    if (int rc = open_output(req, inv, out_path, out, packed, &behind)) return rc;
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
     // An in-place delta carries the trailer by default: patch --in-place then verifies
     // the image and refuses to apply the delta twice.
@@ -323,6 +331,7 @@ int delta_command(const request& req, const invocation& inv) {
     if (!made) return report(inv, made.err());
     stats.line(format_match_stats(*made));
     if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
+    if (auto written = behind->finish(); !written) return report(inv, written.err());
     if (int rc = publish(*out, inv, req.quiet)) return rc;
     stats.job_done(*made);
     meter->summary(made->in_bytes);

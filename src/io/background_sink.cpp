@@ -1,0 +1,134 @@
+// background_sink.cpp - a sink whose bytes are written by a thread of its own, so
+// that writing output (a file's page cache, a pipe) overlaps the work making it.
+#include <rdelta/io.hpp>
+
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace rdelta {
+
+struct background_sink::state {
+    byte_sink downstream;
+    std::size_t buffer_size, max_in_flight;
+    std::mutex m;
+    std::condition_variable work, space;
+    std::deque<std::vector<std::uint8_t>> full;   // handed over, oldest first
+    std::vector<std::vector<std::uint8_t>> spare;  // written, for reuse
+    std::vector<std::uint8_t> filling;             // the caller's current buffer
+    std::size_t in_flight = 0;                     // full plus the one being written
+    std::optional<error> failed;                   // the downstream sink's first error
+    bool closing = false;
+    bool threaded = false;
+    std::thread writer;
+
+    void write_loop() {
+        std::unique_lock lock(m);
+        for (;;) {
+            work.wait(lock, [&] { return !full.empty() || closing; });
+            if (full.empty()) return;
+            std::vector<std::uint8_t> buf = std::move(full.front());
+            full.pop_front();
+            const bool skip = failed.has_value();
+            lock.unlock();
+            auto written = skip ? result<void>{} : downstream(buf);
+            lock.lock();
+            if (!written && !failed) failed = written.err();
+            buf.clear();
+            spare.push_back(std::move(buf));
+            --in_flight;
+            space.notify_all();
+        }
+    }
+
+    // Queue the filled buffer for the writer, waiting while too many are in flight.
+    result<void> hand_over() {
+        std::unique_lock lock(m);
+        space.wait(lock, [&] { return in_flight < max_in_flight || failed; });
+        if (failed) return *failed;
+        full.push_back(std::move(filling));
+        ++in_flight;
+        work.notify_one();
+        if (!spare.empty()) {
+            filling = std::move(spare.back());
+            spare.pop_back();
+        } else {
+            filling = {};
+        }
+        return {};
+    }
+
+    result<void> write(std::span<const std::uint8_t> bytes) {
+        while (!bytes.empty()) {
+            if (filling.capacity() < buffer_size) filling.reserve(buffer_size);
+            const std::size_t n = std::min(bytes.size(), buffer_size - filling.size());
+            filling.insert(filling.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+            bytes = bytes.subspan(n);
+            if (filling.size() == buffer_size)
+                if (auto handed = hand_over(); !handed) return handed;
+        }
+        return {};
+    }
+
+    void stop() {
+        {
+            std::lock_guard lock(m);
+            closing = true;
+        }
+        work.notify_one();
+        writer.join();
+        threaded = false;
+    }
+};
+
+background_sink::background_sink(byte_sink downstream, std::size_t buffer_size, std::size_t max_in_flight) {
+    try {
+        s_ = std::make_unique<state>();
+        s_->downstream = std::move(downstream);
+        s_->buffer_size = std::max<std::size_t>(buffer_size, 1);
+        s_->max_in_flight = std::max<std::size_t>(max_in_flight, 1);
+        s_->writer = std::thread([s = s_.get()] { s->write_loop(); });
+        s_->threaded = true;
+    } catch (...) {  // no memory or no thread: the bytes are written by the caller
+        if (s_) s_->threaded = false;
+    }
+}
+
+background_sink::~background_sink() {
+    if (!s_ || !s_->threaded) return;
+    {
+        std::lock_guard lock(s_->m);
+        s_->full.clear();  // not finished: what is pending is not wanted
+    }
+    s_->stop();
+}
+
+result<void> background_sink::write(std::span<const std::uint8_t> bytes) {
+    if (!s_) return fail(errc::mem_error, "out of memory for an output buffer");
+    if (!s_->threaded) return s_->downstream(bytes);
+    try {
+        return s_->write(bytes);
+    } catch (const std::bad_alloc&) {
+        return fail(errc::mem_error, "out of memory for an output buffer");
+    }
+}
+
+result<void> background_sink::finish() {
+    if (!s_) return fail(errc::mem_error, "out of memory for an output buffer");
+    if (!s_->threaded) return {};
+    result<void> handed = s_->filling.empty() ? result<void>{} : s_->hand_over();
+    s_->stop();
+    if (s_->failed) return *s_->failed;
+    return handed;
+}
+
+byte_sink background_sink::sink() {
+    return [this](std::span<const std::uint8_t> bytes) { return write(bytes); };
+}
+
+}  // namespace rdelta
