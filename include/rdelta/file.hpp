@@ -165,6 +165,8 @@ private:
     std::uint64_t flushing_to_ = 0;  // writeback started up to here
     bool force_ = false, sparse_ = false, nocache_ = false, durable_ = false;
     bool no_direct_copy_ = false;  // the kernel refused a copy_file_range
+    int data_fd_ = -1;             // append_copy: the data run of data_fd_ found last,
+    std::uint64_t data_from_ = 0, data_to_ = 0;  // [data_from_, data_to_)
 };
 
 /// patch_options::copy_direct for a patch from `basis` into `out` (both must

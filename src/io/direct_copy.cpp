@@ -30,11 +30,11 @@ std::optional<std::uint64_t> hole_length(int fd, std::uint64_t pos, std::uint64_
     return std::min(len, static_cast<std::uint64_t>(data) - pos);
 }
 
-// The length of the data run at `pos` (up to the next hole), at most `len`.
-std::uint64_t data_length(int fd, std::uint64_t pos, std::uint64_t len) {
+// Where the data run at `pos` ends (the next hole, or the end of the file).
+std::uint64_t data_end(int fd, std::uint64_t pos) {
     const off_t hole = ::lseek(fd, static_cast<off_t>(pos), SEEK_HOLE);
-    if (hole <= static_cast<off_t>(pos)) return len;
-    return std::min(len, static_cast<std::uint64_t>(hole) - pos);
+    if (hole <= static_cast<off_t>(pos)) return pos;  // unknown: no run to remember
+    return static_cast<std::uint64_t>(hole);
 }
 
 }  // namespace
@@ -45,7 +45,12 @@ result<std::uint64_t> output_file::append_copy(int from_fd, std::uint64_t from, 
     while (done < len) {
         const std::uint64_t pos = from + done;
         std::uint64_t run = len - done;
-        if (sparse_) {
+        // A run inside the data run found last needs no lookup: a dense basis costs
+        // two lseeks for the whole patch, not two per COPY.
+        const bool known_data = from_fd == data_fd_ && pos >= data_from_ && pos < data_to_;
+        if (sparse_ && known_data) {
+            run = std::min(run, data_to_ - pos);
+        } else if (sparse_) {
             const auto hole = hole_length(from_fd, pos, run);
             if (!hole) break;
             if (*hole > 0) {
@@ -53,7 +58,9 @@ result<std::uint64_t> output_file::append_copy(int from_fd, std::uint64_t from, 
                 pos_ += *hole, done += *hole;
                 continue;
             }
-            run = data_length(from_fd, pos, run);
+            const std::uint64_t end = data_end(from_fd, pos);
+            if (end > pos) data_fd_ = from_fd, data_from_ = pos, data_to_ = end;
+            run = end > pos ? std::min(run, end - pos) : run;
         }
         off_t in = static_cast<off_t>(pos);
         const ssize_t n = ::copy_file_range(from_fd, &in, fd_, nullptr, std::min<std::uint64_t>(run, 1u << 30), 0);

@@ -138,7 +138,10 @@ output_file::output_file(output_file&& other) noexcept
       sparse_(other.sparse_),
       nocache_(other.nocache_),
       durable_(other.durable_),
-      no_direct_copy_(other.no_direct_copy_) {}
+      no_direct_copy_(other.no_direct_copy_),
+      data_fd_(other.data_fd_),
+      data_from_(other.data_from_),
+      data_to_(other.data_to_) {}
 
 output_file::~output_file() { discard(); }
 
