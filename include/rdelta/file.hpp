@@ -140,6 +140,11 @@ public:
     const std::string& name() const noexcept { return name_; }
     /// Whether what was written can be read back before commit() (not a stream).
     bool can_read_back() const noexcept { return kind_ != stream_kind; }
+    /// Whether append_copy() into this output may share extents with its source
+    /// instead of copying bytes: the filesystem has reflinks or server-side copy
+    /// (XFS, btrfs, bcachefs, OCFS2, ZFS, NFS, SMB). Elsewhere (ext4, tmpfs, ...)
+    /// the kernel copies page by page, which costs about what write() does.
+    bool copy_may_share_extents() const noexcept;
     /// Read back what was written (can_read_back() only), as a basis_reader does.
     result<std::size_t> read_back(std::uint64_t pos, std::span<std::uint8_t> out) const;
     bool hole_in_written(std::uint64_t pos, std::uint64_t len) const;

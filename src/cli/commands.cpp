@@ -348,6 +348,14 @@ int patch_in_place_command(const request& req, const invocation& inv) {
     });
 }
 
+// Long COPYs go file to file in the kernel where that can share extents (a
+// reflink costs no time and no space); on ext4 and the like the kernel copies
+// page by page, slower than writing from a second thread (--kernel-copy decides).
+bool kernel_copy_pays(const request& req, const output_file& out) {
+    if (req.kernel_copy == copy_mode::automatic) return out.copy_may_share_extents();
+    return req.kernel_copy == copy_mode::always;
+}
+
 int patch_command(const request& req, const invocation& inv) {
     if (req.compression != codec::none)
         return report_usage(inv, std::string("--") + codec_name(req.compression) +
@@ -386,13 +394,23 @@ int patch_command(const request& req, const invocation& inv) {
     std::vector<std::uint8_t> trailer;
     if (out->can_read_back()) {
         options.take_trailer = [&](std::span<const std::uint8_t> t) { trailer.assign(t.begin(), t.end()); };
-        options.copy_direct = direct_file_copy(basis, *out);  // long COPYs file to file in the kernel
+        if (kernel_copy_pays(req, *out)) options.copy_direct = direct_file_copy(basis, *out);
+    }
+    // Without kernel copies the output is written on a thread of its own: copying
+    // into the page cache costs as much as reading the basis and running the job.
+    std::optional<background_sink> behind;  // declared after `out`: stops before the file goes
+    byte_sink to_file = sink_to(*out);
+    if (!options.copy_direct) {
+        behind.emplace(std::move(to_file));
+        to_file = behind->sink();
     }
     auto j = make_patch_job(basis, options);
-    auto done = drive(*j, *delta_in, sink_to(*out), default_chunk, meter.get(), !by_delta);
+    auto done = drive(*j, *delta_in, to_file, default_chunk, meter.get(), !by_delta);
+    const result<void> written = done && behind ? behind->finish() : result<void>{};
     meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
     if (!done) return report(inv, done.err());
+    if (!written) return report(inv, written.err());
     if (!trailer.empty()) {
         written_output written(*out);
         auto checked = verify_trailer(trailer, written, static_cast<std::uint64_t>(j->stats().out_bytes), options.delta_name);

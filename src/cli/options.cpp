@@ -87,6 +87,9 @@ option_table::option_table() {
         ("no-progress", "Do not show progress")
         ("nocache", "Do not keep file data in the page cache")
         ("no-sparse", "patch: write zero runs as data, not as holes")
+        ("kernel-copy", arg("WHEN"),
+         "patch: copy long COPYs file to file with copy_file_range: auto (default: where the filesystem "
+         "shares extents, e.g. XFS, btrfs, NFS), always, never")
         ("fsync", "Flush each file output to disk before publishing it (durable against power loss)")
         ("no-fsync", "Publish outputs without flushing them to disk (the default)")
         ("checksum", "delta: append the new file's length and XXH3-128 after END")
@@ -400,6 +403,13 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         return flow::go_on;
     }
     if (key == "max-strong-work" && as_rdiff_) return fail(std::string(unknown_option) + s.named);  // rdiff has no budget
+    if (key == "kernel-copy") {
+        if (value == "auto") req_.kernel_copy = copy_mode::automatic;
+        else if (value == "always") req_.kernel_copy = copy_mode::always;
+        else if (value == "never") req_.kernel_copy = copy_mode::never;
+        else return fail(s.named + " takes auto, always or never, not '" + value + "'");
+        return flow::go_on;
+    }
     for (const auto& n : numeric_options) {
         if (key != n.key) continue;
         switch (parse_number(value, n.lo, n.hi, req_.*n.field)) {

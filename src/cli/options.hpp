@@ -16,6 +16,8 @@
 namespace rdelta::cli {
 
 enum class action { none, signature, delta, patch, benchmark, recover, info };  // the last three: rdelta only
+/// --kernel-copy: when patch copies COPY runs file to file in the kernel.
+enum class copy_mode { automatic, always, never };
 
 /// Everything the command line asked for. Numbers are as given (not validated
 /// beyond being integers in rdiff's `int` range); names of hash/rollsum are raw
@@ -43,6 +45,7 @@ struct request {
     std::optional<bool> progress;      ///< --progress / --no-progress; unset = command decides
     bool nocache = false;              ///< --nocache: do not keep file data in the page cache
     bool sparse = true;                ///< --no-sparse turns it off: patch writes zero runs as holes
+    copy_mode kernel_copy = copy_mode::automatic;  ///< --kernel-copy: patch's COPYs through copy_file_range
     bool durable = false;              ///< --fsync: outputs are flushed to disk before they are published
     bool checksum = false;             ///< --checksum: delta appends the whole-file checksum trailer
     bool verify = false;               ///< --verify: patch requires and reports the trailer

@@ -31,17 +31,19 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
         return {{req.checksum, "--checksum"},   {req.verify, "--verify"},          {req.in_place, "--in-place"},
                 {req.in_place_safe, "--in-place-safe"}, {req.max_output != 0, "--max-output"},
                 {!req.sparse, "--no-sparse"}, {req.no_checksum, "--no-checksum"},
-                {!req.journal, "--no-journal"}};
+                {!req.journal, "--no-journal"}, {req.kernel_copy != copy_mode::automatic, "--kernel-copy"}};
     case action::delta:
         return {{req.verify, "--verify"}, {req.in_place, "--in-place"}, {req.max_output != 0, "--max-output"},
-                {!req.sparse, "--no-sparse"}, {!req.journal, "--no-journal"}};
+                {!req.sparse, "--no-sparse"}, {!req.journal, "--no-journal"},
+                {req.kernel_copy != copy_mode::automatic, "--kernel-copy"}};
     case action::patch:
         return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
                 {req.no_checksum, "--no-checksum"}, {!req.journal && !req.in_place, "--no-journal without --in-place"}};
     case action::benchmark:
     case action::info:
     case action::recover: return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
-                                   {req.no_checksum, "--no-checksum"}, {!req.journal, "--no-journal"}};
+                                   {req.no_checksum, "--no-checksum"}, {!req.journal, "--no-journal"},
+                                   {req.kernel_copy != copy_mode::automatic, "--kernel-copy"}};
     case action::none: break;
     }
     return {};

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 namespace rdelta {
@@ -37,7 +39,30 @@ std::uint64_t data_end(int fd, std::uint64_t pos) {
     return static_cast<std::uint64_t>(hole);
 }
 
+// Filesystems whose copy_file_range can share extents or copy on the server.
+// bcachefs and ZFS have no constant in linux/magic.h.
+bool shares_extents(unsigned long fs_type) {
+    constexpr unsigned long bcachefs = 0xca451a4e, zfs = 0x2fc12fc1;
+    switch (fs_type) {
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case OCFS2_SUPER_MAGIC:
+    case NFS_SUPER_MAGIC:
+    case CIFS_SUPER_MAGIC:
+    case SMB2_SUPER_MAGIC:
+    case bcachefs:
+    case zfs: return true;
+    default: return false;
+    }
+}
+
 }  // namespace
+
+bool output_file::copy_may_share_extents() const noexcept {
+    struct statfs fs {};
+    if (kind_ == stream_kind || ::fstatfs(fd_, &fs) != 0) return false;
+    return shares_extents(static_cast<unsigned long>(fs.f_type) & 0xffffffffu);
+}
 
 result<std::uint64_t> output_file::append_copy(int from_fd, std::uint64_t from, std::uint64_t len, std::uint64_t at) {
     if (kind_ == stream_kind || no_direct_copy_ || at != pos_) return std::uint64_t{0};

@@ -261,9 +261,10 @@ def durability_case(r):
 
 
 def kernel_copy_case(r):
-    """patch copies long COPY runs file to file in the kernel (copy_file_range): the
-    same bytes as through a stream, with --nocache too, and a hole of the basis stays
-    a hole of the output."""
+    """patch copies long COPY runs file to file in the kernel (copy_file_range) where
+    the filesystem shares extents, or with --kernel-copy=always, and writes them from a
+    second thread elsewhere: the same bytes either way and through a stream, with
+    --nocache too, and a hole of the basis stays a hole of the output."""
     if not shutil.which("strace"):
         print("skip: strace is not installed")
         return
@@ -278,18 +279,44 @@ def kernel_copy_case(r):
     subprocess.run([r.rdelta, "signature", "kb", "kb.sig"], check=True)
     subprocess.run([r.rdelta, "delta", "kb.sig", "kn", "kd"], check=True)
     env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
-    p = subprocess.run(["strace", "-f", "-e", "trace=copy_file_range", r.rdelta, "patch", "kb", "kd", "kout"],
-                       capture_output=True, text=True, env=env)
-    check(p.returncode == 0 and "copy_file_range(" in p.stderr and read("kout") == new,
-          f"patch into a file copies COPY runs in the kernel: {p.returncode} {p.stderr[-300:]!r}")
+
+    def traced_patch(*extra):
+        out = "kout"
+        if os.path.exists(out):
+            os.unlink(out)
+        p = subprocess.run(["strace", "-f", "-e", "trace=copy_file_range", r.rdelta, "patch", *extra, "kb", "kd", out],
+                           capture_output=True, text=True, env=env)
+        return p.returncode == 0 and read(out) == new, "copy_file_range(" in p.stderr, p
+
+    # By default only a filesystem that shares extents (reflinks, server-side copy)
+    # gets kernel copies; on the others the output is written from a second thread.
+    fs_type = subprocess.run(["stat", "-f", "-c", "%T", "."], capture_output=True, text=True).stdout.strip()
+    sharing = fs_type in ("xfs", "btrfs", "bcachefs", "ocfs2", "zfs", "nfs", "smb2", "cifs")
+    ok, kernel, p = traced_patch()
+    check(ok and kernel == sharing,
+          f"patch on {fs_type} copies COPY runs in the kernel only where extents are shared: "
+          f"{kernel} {p.returncode} {p.stderr[-300:]!r}")
+    ok, kernel, p = traced_patch("--kernel-copy=never")
+    check(ok and not kernel, f"--kernel-copy=never writes every byte: {p.returncode} {p.stderr[-300:]!r}")
+    with open("kout", "rb") as f:
+        holes = os.lseek(os.open("kb", os.O_RDONLY), 0, os.SEEK_HOLE) < 4 * mib
+        check(not holes or os.lseek(f.fileno(), mib + 4096, os.SEEK_DATA) >= 3 * mib,
+              "written from a second thread, the basis's hole is a hole of the output")
+    ok, kernel, p = traced_patch("--kernel-copy=always")
+    check(ok and kernel, f"--kernel-copy=always copies COPY runs in the kernel: {p.returncode} {p.stderr[-300:]!r}")
     with open("kout", "rb") as f:
         holes = os.lseek(os.open("kb", os.O_RDONLY), 0, os.SEEK_HOLE) < 4 * mib
         check(not holes or os.lseek(f.fileno(), mib + 4096, os.SEEK_DATA) >= 3 * mib,
               "the basis's hole is a hole of the output")
     p = subprocess.run([r.rdelta, "patch", "kb", "kd", "-"], capture_output=True)
     check(p.returncode == 0 and p.stdout == new, "patch to standard output writes the same bytes")
-    p = subprocess.run([r.rdelta, "patch", "--nocache", "--no-sparse", "kb", "kd", "kout2"], capture_output=True)
-    check(p.returncode == 0 and read("kout2") == new, "patch --nocache --no-sparse writes the same bytes")
+    for extra in (["--kernel-copy=always"], ["--kernel-copy=never"]):
+        p = subprocess.run([r.rdelta, "patch", "--nocache", "--no-sparse", *extra, "kb", "kd", "kout2", "-f"],
+                           capture_output=True)
+        check(p.returncode == 0 and read("kout2") == new, f"patch --nocache --no-sparse {extra} writes the same bytes")
+    p = subprocess.run([r.rdelta, "--kernel-copy=sometimes", "patch", "kb", "kd", "kout3"], capture_output=True, text=True)
+    check(p.returncode == 101 and "--kernel-copy" in p.stderr and not os.path.exists("kout3"),
+          f"a bad --kernel-copy value is a usage error: {p.returncode} {p.stderr!r}")
 
 
 def main():
