@@ -31,4 +31,9 @@ void strong_sum_gather(strong_kind kind, const std::uint8_t* const* msgs, std::s
     blake2b256_gather(msgs, len, count, out, digest_stride);
 }
 
+void strong_sum_gather_var(strong_kind kind, const std::uint8_t* const* msgs, const std::size_t* lens,
+                           std::size_t count, std::uint8_t* out) noexcept {
+    for (std::size_t i = 0; i < count; ++i) strong_sum(kind, msgs[i], lens[i], out + i * digest_stride);
+}
+
 }  // namespace rdelta::detail

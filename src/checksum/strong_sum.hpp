@@ -27,4 +27,9 @@ void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t blo
 void strong_sum_gather(strong_kind kind, const std::uint8_t* const* msgs, std::size_t len, std::size_t count,
                        std::uint8_t* out) noexcept;
 
+/// Digests of `count` messages msgs[i] of lens[i] bytes each; digest i is written
+/// at out + i * digest_stride.
+void strong_sum_gather_var(strong_kind kind, const std::uint8_t* const* msgs, const std::size_t* lens,
+                           std::size_t count, std::uint8_t* out) noexcept;
+
 }  // namespace rdelta::detail

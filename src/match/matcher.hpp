@@ -60,7 +60,7 @@ public:
             const std::size_t pos = position();
             if (weak.count == 0) weak.init(d + pos, std::min(block_len_, end - pos));
             const std::size_t len = weak.count;
-            const std::int64_t block = search_.lookup_current(d + pos, len, pos);
+            const std::int64_t block = search_.lookup_tail(d, pos, len);
             if (block >= 0) {
                 append_match(static_cast<std::uint64_t>(block) * block_len_, len);
                 search_.reset_weak();

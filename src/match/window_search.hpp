@@ -35,7 +35,8 @@ inline bool gather_forced() noexcept {
     return forced;
 }
 
-/// hash_candidates() calls that hashed more than one window (tests assert the path ran).
+/// hash_candidates() and tail_digest() calls that hashed more than one window (tests
+/// assert the path ran).
 inline std::atomic<std::uint64_t> candidate_batches_run{0};
 
 /// A window position and the block it matches (-1: no match before the limit).
@@ -95,9 +96,16 @@ public:
         }
     }
 
-    /// Look up the window d[0, len) whose weak sum is current (used at the tail).
-    std::int64_t lookup_current(const std::uint8_t* window, std::size_t len, std::size_t pos) {
-        return lookup(window, len, 1, pos);
+    /// Look up the tail window d[pos, pos + len), the rest of the input, whose weak
+    /// sum is current. A key the prefilter rejects is not in the index; windows
+    /// shorter than a block that are hashed go in batches (hash_tail_candidates).
+    std::int64_t lookup_tail(const std::uint8_t* d, std::size_t pos, std::size_t len) {
+        if (!index_.may_contain(weak_key<Kind>(weak_.digest()))) {
+            ++stats_.searches;
+            return -1;
+        }
+        if (len >= block_len_) return lookup(d + pos, len, 1, pos);
+        return lookup(d + pos, len, 1, pos, d, pos + len);
     }
 
     /// Look up an all-zero block-long window at `pos`; `zeros` holds a block of
@@ -124,7 +132,7 @@ public:
 
     /// The bytes at previously seen addresses may have changed (a new call).
     void forget_data() noexcept {
-        cached_ = 0, predicted_ = nullptr, candidates_ = 0, gathered_to_ = nullptr;
+        cached_ = 0, predicted_ = nullptr, candidates_ = 0, gathered_to_ = nullptr, tail_candidates_ = 0;
         memo_.clear();
     }
 
@@ -249,6 +257,7 @@ private:
         if (len == bl)
             for (std::size_t i = 0; i < candidates_; ++i)
                 if (candidate_at_[i] == window) return candidate_digest_ + i * digest_stride;
+        if (len < bl && d) return tail_digest(d, pos, len);
         if (len == bl && d && gather_) return hash_candidates(d, pos, limit, bl);
         if (len == bl && d && gather_range_ > 0) return hash_candidates(d, pos, limit, gather_range_);
         count_strong(1, len);
@@ -293,6 +302,32 @@ private:
         if (n > 1) candidate_batches_run.fetch_add(1, std::memory_order_relaxed);
         candidates_ = n;
         return candidate_digest_;
+    }
+
+    // The digest of the tail window d[pos, pos + len): hashed already with an
+    // earlier tail window, or now together with the next tail windows whose key is
+    // in the index. Tail windows all end at the end of the input and shrink by a
+    // byte per position, so they have different lengths (strong_sum_gather_var).
+    // Rolling ahead costs a weak sum per window; a match ends the input, so at most
+    // one batch is hashed for nothing.
+    const std::uint8_t* tail_digest(const std::uint8_t* d, std::size_t pos, std::size_t len) {
+        for (std::size_t i = 0; i < tail_candidates_; ++i)
+            if (tail_at_[i] == d + pos && tail_len_[i] == len) return tail_digest_ + i * digest_stride;
+        const std::size_t lanes = strong_ == strong_kind::blake2 ? max_tail_candidates : 1;
+        const std::size_t end = pos + len;
+        std::size_t n = 0, bytes = 0;
+        tail_at_[n] = d + pos, tail_len_[n++] = len, bytes += len;
+        weak_state w = weak_;
+        for (std::size_t q = pos; n < lanes && q + 1 < end;) {
+            w.rollout(d[q++]);
+            const std::uint32_t key = weak_key<Kind>(w.digest());
+            if (index_.may_contain(key) && index_.has_key(key)) tail_at_[n] = d + q, tail_len_[n++] = end - q, bytes += end - q;
+        }
+        strong_sum_gather_var(strong_, tail_at_, tail_len_, n, tail_digest_);
+        count_strong(n, bytes);
+        if (n > 1) candidate_batches_run.fetch_add(1, std::memory_order_relaxed);
+        tail_candidates_ = n;
+        return tail_digest_;
     }
 
     // After a miss at window p, the position of the next gathered candidate before
@@ -352,6 +387,11 @@ private:
     const std::uint8_t* gathered_to_ = nullptr;   // no candidate after the last one before this window
     weak_state gathered_state_;                   // the rolling sum there
     std::uint8_t candidate_digest_[max_candidates * digest_stride];
+    static constexpr std::size_t max_tail_candidates = 8;  // the lanes of the widest BLAKE2b kernel
+    std::size_t tail_candidates_ = 0;                      // tail windows hashed together
+    const std::uint8_t* tail_at_[max_tail_candidates];
+    std::size_t tail_len_[max_tail_candidates];
+    std::uint8_t tail_digest_[max_tail_candidates * digest_stride];
 };
 
 }  // namespace rdelta::detail

@@ -331,3 +331,46 @@ TEST_CASE("weak hits that miss are hashed in batches from further ahead, with th
         CHECK(*rebuilt == next);
     }
 }
+
+TEST_CASE("tail windows with weak hits are hashed in batches of different lengths, with the delta unchanged") {
+    // Crafted records with the weak sums of 40 suffixes of the new data (the windows
+    // the scan tries at the end of input), wrong strong sums, and one record that is
+    // the suffix at 2500: the delta is the literal before it and a COPY of that record.
+    const std::uint32_t block = 1024;
+    const test::bytes next = test::random_bytes(3000, 77);
+    const std::size_t match_at = 2500;
+    for (const std::uint32_t m : {0x72730147u, 0x72730137u, 0x72730146u, 0x72730136u}) {
+        CAPTURE(m);
+        const std::uint32_t strong_len = (m & 0xf) == 6 ? 16 : 32;  // MD4 magics end in 6, BLAKE2 in 7
+        const sig_params params{m, block, strong_len};
+        auto suffix_sums = [&](std::size_t at) {
+            auto one = make_signature(test::bytes(next.begin() + static_cast<std::ptrdiff_t>(at), next.end()),
+                                      {m, 4096, strong_len});
+            REQUIRE(one.ok());
+            auto loaded = load_signature(*one);
+            REQUIRE(loaded.ok());
+            return std::move(loaded).value();
+        };
+        signature sig{params};
+        for (std::size_t i = 0; i < 40; ++i) {
+            const auto sums = suffix_sums(next.size() - block + 3 + 13 * i);
+            REQUIRE(sig.add_block(sums.weak_sum(0), test::random_bytes(strong_len, 200 + i)));
+        }
+        const auto real = suffix_sums(match_at);
+        REQUIRE(sig.add_block(real.weak_sum(0), real.strong_sum(0)));
+        REQUIRE(sig.build_index().ok());
+        test::bytes want = test::from_hex("72730236 42 09c4");
+        want.insert(want.end(), next.begin(), next.begin() + static_cast<std::ptrdiff_t>(match_at));
+        const test::bytes copy = test::from_hex("4a a000 01f4 00");  // COPY(40 * 1024, 500), END
+        want.insert(want.end(), copy.begin(), copy.end());
+        for (unsigned threads : {1u, 2u}) {
+            CAPTURE(threads);
+            const auto batches_before = detail::candidate_batches_run.load();
+            auto got = make_delta(sig, next, 0, job_options{threads});
+            REQUIRE(got.ok());
+            CHECK(test::to_hex(*got) == test::to_hex(want));
+            // MD4 tail windows are hashed one at a time (no multi-length MD4 kernel).
+            CHECK((detail::candidate_batches_run.load() > batches_before) == (strong_len == 32));
+        }
+    }
+}
