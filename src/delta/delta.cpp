@@ -75,8 +75,15 @@ public:
     result<job_status> iterate(buffers& io) override {
         if (auto over = check_budget(); !over) return over.err();  // also after feed_zeros
         if (io.avail_in > 0 && !ended_) {
-            if (checksum_) sum_.update(io.next_in, io.avail_in);
-            stats_.in_bytes += static_cast<std::int64_t>(io.avail_in);
+            // Kept bytes passed again were counted and summed when they came first.
+            const std::size_t repeated = repeats_kept_ ? std::min(carry_.size(), io.avail_in) : 0;
+            if (repeated > 0) {  // positions are relative to the kept bytes, now the input's start
+                carry_.clear();
+                detail::kept_bytes_repeated.fetch_add(1, std::memory_order_relaxed);
+            }
+            repeats_kept_ = false;
+            if (checksum_) sum_.update(io.next_in + repeated, io.avail_in - repeated);
+            stats_.in_bytes += static_cast<std::int64_t>(io.avail_in - repeated);
             set_budget();
             scan_input(io.next_in, io.avail_in);
             io.next_in += io.avail_in, io.avail_in = 0;
@@ -97,7 +104,11 @@ public:
     }
     const job_stats& stats() const noexcept override { return stats_; }
 
+    std::size_t kept_bytes() const noexcept override { return carry_.size(); }
+    void next_input_repeats_kept() noexcept override { repeats_kept_ = true; }
+
     void feed_zeros(std::uint64_t n) override {
+        repeats_kept_ = false;
         if (ended_ || failed_ || n == 0) return;
         stats_.in_bytes += static_cast<std::int64_t>(n);
         set_budget();
@@ -207,6 +218,7 @@ private:
     std::vector<std::uint8_t> carry_;
     std::vector<std::uint8_t> zeros_;  // feed_zeros: a block plus a literal run of zeros
     bool ended_ = false;
+    bool repeats_kept_ = false;  // the next input starts with carry_ (next_input_repeats_kept)
 };
 
 }  // namespace

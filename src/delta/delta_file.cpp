@@ -8,6 +8,7 @@
 #include <rdelta/patch.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 namespace rdelta {
@@ -15,6 +16,14 @@ namespace rdelta {
 namespace {
 
 constexpr std::uint64_t hole_unit = std::uint64_t{1} << 20;  // granularity of hole queries
+constexpr std::size_t kept_slack = 65536;  // a literal run (32 KiB) and then some, beyond a block
+
+// The next read: a chunk, but the last two share what is left, so that the last
+// is not so short that the job scans it on one core.
+std::uint64_t balanced_chunk(std::uint64_t left, std::uint64_t chunk) {
+    if (left <= chunk || left >= 2 * chunk) return chunk;
+    return (left / 2 + hole_unit - 1) / hole_unit * hole_unit;
+}
 
 result<void> read_exactly(basis_reader& file, std::uint64_t pos, std::uint8_t* p, std::size_t n) {
     for (std::size_t got = 0; got < n;) {
@@ -92,7 +101,12 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
     const std::uint64_t chunk = (delta_chunk_size(sig, options.threads) + hole_unit - 1) / hole_unit * hole_unit;
     // Zeros are passed in pieces, so that literal zeros are drained as they are made.
     const std::uint64_t zero_piece = std::max<std::uint64_t>(std::uint64_t{32} << 20, 4 * (block_len + 32768 + 64));
+    // Room before each chunk for the bytes the job has not encoded yet (a block and a
+    // literal run), passed again so that the job scans all of it in parallel. Not for
+    // blocks as large as a chunk: memory stays about three blocks.
+    const std::size_t room = block_len + kept_slack <= chunk ? static_cast<std::size_t>(block_len) + kept_slack : 0;
     std::unique_ptr<std::uint8_t[]> buf;
+    std::size_t last_data = 0;  // bytes of the last push when it was data, else 0
     for (std::uint64_t pos = 0; pos < size;) {
         if (const std::uint64_t hole = hole_length(new_file, pos, size); hole > 0) {
             for (std::uint64_t done = 0; done < hole;) {
@@ -102,12 +116,21 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
                 done += piece;
             }
             pos += hole;
+            last_data = 0;
         } else {
-            const auto n = static_cast<std::size_t>(data_length(new_file, pos, size, chunk));
-            if (!buf) buf = std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(std::min(chunk, size)));
-            if (auto r = read_exactly(new_file, pos, buf.get(), n); !r) return std::move(r).err();
-            if (auto r = pump.push({buf.get(), n}, false); !r) return std::move(r).err();
+            const auto n = static_cast<std::size_t>(data_length(new_file, pos, size, balanced_chunk(size - pos, chunk)));
+            if (!buf) buf = std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(std::min(chunk, size)) + room);
+            std::size_t kept = j->kept_bytes();
+            if (kept > 0 && kept <= room && kept <= last_data) {
+                std::memmove(buf.get(), buf.get() + last_data - kept, kept);
+                j->next_input_repeats_kept();
+            } else {
+                kept = 0;
+            }
+            if (auto r = read_exactly(new_file, pos, buf.get() + kept, n); !r) return std::move(r).err();
+            if (auto r = pump.push({buf.get(), kept + n}, false); !r) return std::move(r).err();
             pos += n;
+            last_data = kept + n;
         }
         if (progress) progress(pos);
     }

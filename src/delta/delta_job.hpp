@@ -5,10 +5,14 @@
 #include <rdelta/job.hpp>
 #include <rdelta/signature.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
 namespace rdelta::detail {
+
+/// Inputs that began with the kept bytes passed again (tests assert the path ran).
+inline std::atomic<std::uint64_t> kept_bytes_repeated{0};
 
 /// A delta job that can also be told that the next input bytes are zeros.
 class zero_aware_delta_job : public job {
@@ -18,6 +22,13 @@ public:
     /// literal data). Output is queued: drain it with iterate() between calls, so
     /// pass holes in pieces to keep the queue small.
     virtual void feed_zeros(std::uint64_t n) = 0;
+    /// The bytes at the end of the input so far that are not encoded yet; the job
+    /// keeps a copy of them (at most a block plus a literal run).
+    virtual std::size_t kept_bytes() const noexcept = 0;
+    /// The next input starts with the kept bytes again, followed by new input: the
+    /// job scans it in place, on all its threads, instead of scanning its copy
+    /// joined to the start of the new input on one.
+    virtual void next_input_repeats_kept() noexcept = 0;
 };
 
 /// The scanning job for a signature with blocks. It uses the signature's index

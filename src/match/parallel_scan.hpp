@@ -24,7 +24,7 @@ namespace rdelta::detail {
 // Work per core that amortises the stitching at segment boundaries (where the real
 // scan may have to scan on alone for up to a block before it meets the speculative one).
 constexpr std::size_t min_segment(std::size_t block_len) {
-    return std::max<std::size_t>(std::size_t{1} << 20, 4 * block_len);
+    return std::max<std::size_t>(std::size_t{1} << 20, 2 * block_len);
 }
 
 // Below this many windows per call there is nothing to share.

@@ -221,3 +221,45 @@ TEST_CASE("make_delta_from with an empty signature reads in block-length chunks,
     REQUIRE(made.ok());
     CHECK(out == *scanned);
 }
+
+TEST_CASE("make_delta_from passes the bytes not yet encoded again before each chunk, with the delta unchanged") {
+    constexpr std::size_t mib = 1 << 20;
+    // New file: pieces of the basis and literal runs (some longer than a literal
+    // command), more than two chunks of data, a hole between them, so that matches,
+    // literals and pending copies reach across the chunk boundaries.
+    const test::bytes basis = test::random_bytes(4 * mib, 61);
+    test::bytes next;
+    std::uint64_t x = 0x2545f4914f6cdd1dull;
+    auto rnd = [&](std::size_t n) { return (x ^= x << 13, x ^= x >> 7, x ^= x << 17, static_cast<std::size_t>(x % n)); };
+    while (next.size() < 21 * mib) {
+        const std::size_t len = 50000 + rnd(2 * mib), from = rnd(basis.size() - len);
+        next.insert(next.end(), basis.begin() + static_cast<std::ptrdiff_t>(from),
+                    basis.begin() + static_cast<std::ptrdiff_t>(from + len));
+        const auto literal = test::random_bytes(1 + rnd(70000), x);
+        next.insert(next.end(), literal.begin(), literal.end());
+    }
+    std::fill(next.begin() + 12 * mib, next.begin() + 14 * mib, 0);
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> holes = {{12 * mib, 14 * mib}};
+    for (std::uint32_t block : {700u, 65536u}) {
+        for (unsigned threads : {1u, 2u}) {
+            CAPTURE(block);
+            CAPTURE(threads);
+            const auto sig = indexed_signature(basis, 0x72730147u, block, false);
+            const job_options options{threads, true, false};
+            auto scanned = make_delta(sig, next, 0, options);
+            REQUIRE(scanned.ok());
+            sparse_memory_file file(next, holes);
+            test::bytes out;
+            const auto before = detail::kept_bytes_repeated.load();
+            auto made = make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
+                out.insert(out.end(), b.begin(), b.end());
+                return {};
+            });
+            REQUIRE(made.ok());
+            CHECK(detail::kept_bytes_repeated.load() > before);
+            CHECK(out == *scanned);
+            CHECK(made->in_bytes == static_cast<std::int64_t>(next.size()));
+            CHECK(patched(basis, out) == next);
+        }
+    }
+}
