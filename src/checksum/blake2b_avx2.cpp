@@ -1,8 +1,9 @@
-// blake2b_avx2.cpp - BLAKE2b-256 of 4 equal-length messages at once (AVX2).
+// blake2b_avx2.cpp - BLAKE2b-256 of 4 messages at once (AVX2).
 //
-// Compiled with -mavx2 -mbmi2. Only blake2b256_x4_avx2 has external linkage;
-// everything else is in an anonymous namespace and this file includes no STL,
-// so no AVX2-compiled weak symbol can replace a baseline one at link time.
+// Compiled with -mavx2 -mbmi2. Only blake2b256_x4_avx2 and blake2b256_x4_var_avx2
+// have external linkage; everything else is in an anonymous namespace and this
+// file includes no STL, so no AVX2-compiled weak symbol can replace a baseline
+// one at link time.
 #include "blake2b_kernels.hpp"
 
 #include <immintrin.h>
@@ -22,7 +23,11 @@ constexpr std::size_t lanes = 4;
 
 RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept { return _mm256_add_epi64(a, b); }
 RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept { return _mm256_xor_si256(a, b); }
+RDELTA_B2_INLINE vec vand(vec a, vec b) noexcept { return _mm256_and_si256(a, b); }
 RDELTA_B2_INLINE vec vset1(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+RDELTA_B2_INLINE vec vload(const std::uint64_t* w) noexcept {
+    return _mm256_load_si256(reinterpret_cast<const vec*>(w));
+}
 
 // AVX2 has no 64-bit rotate: 32 is a dword swap, 24 and 16 are byte shuffles,
 // 63 is (x >> 63) | (x + x).
@@ -73,6 +78,11 @@ RDELTA_B2_INLINE void store_digests(const vec h[8], std::uint8_t* out, std::size
 void blake2b256_x4_avx2(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out,
                         std::size_t out_stride) noexcept {
     hash_lanes(msgs, len, out, out_stride);
+}
+
+void blake2b256_x4_var_avx2(const std::uint8_t* const msgs[4], const std::size_t lens[4], std::uint8_t* out,
+                            std::size_t out_stride) noexcept {
+    hash_lanes_var(msgs, lens, out, out_stride);
 }
 
 }  // namespace rdelta::detail

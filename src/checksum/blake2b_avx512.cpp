@@ -1,8 +1,9 @@
-// blake2b_avx512.cpp - BLAKE2b-256 of 8 equal-length messages at once (AVX-512).
+// blake2b_avx512.cpp - BLAKE2b-256 of 8 messages at once (AVX-512).
 //
 // Compiled with -mavx512f -mavx512bw -mavx512vl -mavx2 -mbmi2. Only
-// blake2b256_x8_avx512 has external linkage; everything else is in an anonymous
-// namespace and this file includes no STL (see blake2b_avx2.cpp).
+// blake2b256_x8_avx512 and blake2b256_x8_var_avx512 have external linkage;
+// everything else is in an anonymous namespace and this file includes no STL
+// (see blake2b_avx2.cpp).
 #include "blake2b_kernels.hpp"
 
 // GCC 12's AVX-512 intrinsics seed results with a self-initialised
@@ -33,7 +34,9 @@ constexpr std::size_t lanes = 8;
 
 RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept { return _mm512_add_epi64(a, b); }
 RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept { return _mm512_xor_si512(a, b); }
+RDELTA_B2_INLINE vec vand(vec a, vec b) noexcept { return _mm512_and_si512(a, b); }
 RDELTA_B2_INLINE vec vset1(std::uint64_t x) noexcept { return _mm512_set1_epi64(static_cast<long long>(x)); }
+RDELTA_B2_INLINE vec vload(const std::uint64_t* w) noexcept { return _mm512_load_si512(w); }
 RDELTA_B2_INLINE vec ror32(vec x) noexcept { return _mm512_ror_epi64(x, 32); }
 RDELTA_B2_INLINE vec ror24(vec x) noexcept { return _mm512_ror_epi64(x, 24); }
 RDELTA_B2_INLINE vec ror16(vec x) noexcept { return _mm512_ror_epi64(x, 16); }
@@ -95,6 +98,11 @@ RDELTA_B2_INLINE void store_digests(const vec h[8], std::uint8_t* out, std::size
 void blake2b256_x8_avx512(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
                           std::size_t out_stride) noexcept {
     hash_lanes(msgs, len, out, out_stride);
+}
+
+void blake2b256_x8_var_avx512(const std::uint8_t* const msgs[8], const std::size_t lens[8], std::uint8_t* out,
+                              std::size_t out_stride) noexcept {
+    hash_lanes_var(msgs, lens, out, out_stride);
 }
 
 }  // namespace rdelta::detail

@@ -1,10 +1,12 @@
 // blake2b_kernels.hpp - multi-buffer BLAKE2b-256 kernels, one per ISA level.
 //
-// Each kernel hashes exactly N independent messages of the same length `len`
-// with BLAKE2b initialised for a 32-byte digest (outlen 32 in the parameter
-// block; no key, salt or personalisation), and writes digest i at
-// out + i * out_stride. Any length is allowed, including 0. Messages may be
-// unaligned and are never read past msgs[i] + len.
+// Each kernel hashes exactly N independent messages with BLAKE2b initialised
+// for a 32-byte digest (outlen 32 in the parameter block; no key, salt or
+// personalisation), and writes digest i at out + i * out_stride. The plain
+// kernels take N messages of one length `len`; the _var kernels give message i
+// its own length lens[i] and cost as much as N messages of the longest. Any
+// length is allowed, including 0. Messages may be unaligned and are never read
+// past their last byte.
 //
 // The kernels live in translation units compiled with ISA flags
 // (blake2b_avx2.cpp: -mavx2 -mbmi2; blake2b_avx512.cpp: additionally
@@ -26,5 +28,13 @@ void blake2b256_x4_avx2(const std::uint8_t* const msgs[4], std::size_t len, std:
 /// Eight messages in the eight 64-bit lanes of zmm registers. Needs AVX-512 F+BW+VL.
 void blake2b256_x8_avx512(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
                           std::size_t out_stride) noexcept;
+
+/// Four messages of lens[i] bytes each. Needs AVX2 + BMI2.
+void blake2b256_x4_var_avx2(const std::uint8_t* const msgs[4], const std::size_t lens[4], std::uint8_t* out,
+                            std::size_t out_stride) noexcept;
+
+/// Eight messages of lens[i] bytes each. Needs AVX-512 F+BW+VL.
+void blake2b256_x8_var_avx512(const std::uint8_t* const msgs[8], const std::size_t lens[8], std::uint8_t* out,
+                              std::size_t out_stride) noexcept;
 
 }  // namespace rdelta::detail

@@ -1,6 +1,8 @@
 // blake2b_many.cpp - dispatch for multi-buffer BLAKE2b-256.
 //
-// Full groups of 8 blocks go to the AVX-512 kernel and of 4 to the AVX2 kernel.
+// Full groups of 8 blocks go to the AVX-512 kernel and of 4 to the AVX2 kernel;
+// messages of different lengths (blake2b256_gather_var) follow the same
+// schedule with the _var kernels, whose call costs as much as its longest lane.
 // A remainder of 2..7 blocks still goes to a kernel, with the unused lanes
 // repeating the last block: one kernel call costs about as much as one libb2
 // call (measured: x8 on 8 blocks ~ x4 on 4 ~ libb2 on 1), so a partly empty
@@ -24,28 +26,58 @@ namespace rdelta::detail {
 
 namespace {
 
-using kernel_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*, std::size_t) noexcept;
-
 constexpr std::size_t digest_len = 32;
 constexpr std::size_t max_lanes = 8;
 
 #if !defined(__aarch64__)
-// Hashes messages msgs[0 .. n-1] (1 <= n <= width) with one call of a `width`-lane
-// kernel. Lanes past n re-read the last message, which stays within the input, and
-// their digests land in a scratch buffer.
-void hash_group(kernel_fn kernel, std::size_t width, const std::uint8_t* const* group, std::size_t len,
+// Hashes messages group[0 .. n-1] (1 <= n <= width) with one call of a `width`-lane
+// kernel: the _var kernel with lengths lens[0 .. n-1] when `lens` is given, else
+// the equal-length kernel with `len`. Lanes past n repeat the last message, which
+// stays within the input, and their digests land in a scratch buffer.
+void hash_group(std::size_t width, const std::uint8_t* const* group, const std::size_t* lens, std::size_t len,
                 std::size_t n, std::uint8_t* out, std::size_t out_stride) noexcept {
     const std::uint8_t* msgs[max_lanes];
-    for (std::size_t k = 0; k < width; ++k) msgs[k] = group[k < n ? k : n - 1];
-    if (n == width) {
-        kernel(msgs, len, out, out_stride);
-        return;
+    std::size_t lane_lens[max_lanes];
+    for (std::size_t k = 0; k < width; ++k) {
+        const std::size_t from = k < n ? k : n - 1;
+        msgs[k] = group[from];
+        lane_lens[k] = lens ? lens[from] : len;
     }
     std::uint8_t scratch[max_lanes * digest_len];
-    kernel(msgs, len, scratch, digest_len);
+    std::uint8_t* const dst = n == width ? out : scratch;
+    const std::size_t dst_stride = n == width ? out_stride : digest_len;
+    if (lens) {
+        (width == 8 ? blake2b256_x8_var_avx512 : blake2b256_x4_var_avx2)(msgs, lane_lens, dst, dst_stride);
+    } else {
+        (width == 8 ? blake2b256_x8_avx512 : blake2b256_x4_avx2)(msgs, len, dst, dst_stride);
+    }
+    if (n == width) return;
     for (std::size_t k = 0; k < n; ++k) std::memcpy(out + k * out_stride, scratch + k * digest_len, digest_len);
 }
 #endif
+
+// blake2b256_gather (lens null: every message is `len` bytes) and
+// blake2b256_gather_var (message i is lens[i] bytes) share this schedule.
+void gather(const std::uint8_t* const* msgs, const std::size_t* lens, std::size_t len, std::size_t count,
+            std::uint8_t* out, std::size_t out_stride) noexcept {
+    std::size_t i = 0;
+#if !defined(__aarch64__)  // x86-64 kernels only; levels compare within one ladder
+    const auto group = [&](std::size_t width, std::size_t n) {
+        hash_group(width, msgs + i, lens ? lens + i : nullptr, len, n, out + i * out_stride, out_stride);
+        i += n;
+    };
+    const isa level = active_isa();
+    if (level >= isa::avx512) {
+        while (count - i >= 8) group(8, 8);
+        if (count - i > 4) group(8, count - i);
+    }
+    if (level >= isa::avx2) {
+        while (count - i >= 4) group(4, 4);
+        if (count - i >= 2) group(4, count - i);
+    }
+#endif
+    for (; i < count; ++i) blake2b256_one(msgs[i], lens ? lens[i] : len, out + i * out_stride);
+}
 
 }  // namespace
 
@@ -56,25 +88,12 @@ void blake2b256_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[
 
 void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::size_t count, std::uint8_t* out,
                        std::size_t out_stride) noexcept {
-    std::size_t i = 0;
-#if !defined(__aarch64__)  // x86-64 kernels only; levels compare within one ladder
-    const isa level = active_isa();
-    if (level >= isa::avx512) {
-        for (; count - i >= 8; i += 8) hash_group(blake2b256_x8_avx512, 8, msgs + i, len, 8, out + i * out_stride, out_stride);
-        if (count - i > 4) {
-            hash_group(blake2b256_x8_avx512, 8, msgs + i, len, count - i, out + i * out_stride, out_stride);
-            i = count;
-        }
-    }
-    if (level >= isa::avx2) {
-        for (; count - i >= 4; i += 4) hash_group(blake2b256_x4_avx2, 4, msgs + i, len, 4, out + i * out_stride, out_stride);
-        if (count - i >= 2) {
-            hash_group(blake2b256_x4_avx2, 4, msgs + i, len, count - i, out + i * out_stride, out_stride);
-            i = count;
-        }
-    }
-#endif
-    for (; i < count; ++i) blake2b256_one(msgs[i], len, out + i * out_stride);
+    gather(msgs, nullptr, len, count, out, out_stride);
+}
+
+void blake2b256_gather_var(const std::uint8_t* const* msgs, const std::size_t* lens, std::size_t count,
+                           std::uint8_t* out, std::size_t out_stride) noexcept {
+    gather(msgs, lens, 0, count, out, out_stride);
 }
 
 void blake2b256_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, std::uint8_t* out,

@@ -22,6 +22,14 @@ void blake2b256_many(const std::uint8_t* data, std::size_t block_len, std::size_
 void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::size_t count, std::uint8_t* out,
                        std::size_t out_stride) noexcept;
 
+/// BLAKE2b-256 of the `count` messages msgs[i] of lens[i] bytes each (any length,
+/// including 0; anywhere in memory); digest i is written at out + i * out_stride.
+/// Messages are hashed in kernel-wide groups in the order given, so a group costs
+/// about as much as its longest message: callers gain by passing similar lengths
+/// next to each other.
+void blake2b256_gather_var(const std::uint8_t* const* msgs, const std::size_t* lens, std::size_t count,
+                           std::uint8_t* out, std::size_t out_stride) noexcept;
+
 /// BLAKE2b-256 of one message (libb2).
 void blake2b256_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[32]) noexcept;
 

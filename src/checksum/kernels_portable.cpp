@@ -19,6 +19,12 @@ void each(const std::uint8_t* const msgs[], std::size_t len, std::uint8_t* out, 
     for (int i = 0; i < Lanes; ++i) hash(msgs[i], len, out + static_cast<std::size_t>(i) * stride);
 }
 
+template <int Lanes>
+void each_var(const std::uint8_t* const msgs[], const std::size_t lens[], std::uint8_t* out,
+              std::size_t stride) noexcept {
+    for (int i = 0; i < Lanes; ++i) blake2b256_one(msgs[i], lens[i], out + static_cast<std::size_t>(i) * stride);
+}
+
 }  // namespace
 
 #if defined(__aarch64__)
@@ -49,6 +55,14 @@ void blake2b256_x4_avx2(const std::uint8_t* const msgs[4], std::size_t len, std:
 void blake2b256_x8_avx512(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
                           std::size_t stride) noexcept {
     each<8>(msgs, len, out, stride, blake2b256_one);
+}
+void blake2b256_x4_var_avx2(const std::uint8_t* const msgs[4], const std::size_t lens[4], std::uint8_t* out,
+                            std::size_t stride) noexcept {
+    each_var<4>(msgs, lens, out, stride);
+}
+void blake2b256_x8_var_avx512(const std::uint8_t* const msgs[8], const std::size_t lens[8], std::uint8_t* out,
+                              std::size_t stride) noexcept {
+    each_var<8>(msgs, lens, out, stride);
 }
 
 std::uint32_t rabinkarp_block_sse2(const std::uint8_t* p, std::size_t n) noexcept { return rabinkarp_block(p, n); }

@@ -33,6 +33,8 @@ void strong_sum_gather(strong_kind kind, const std::uint8_t* const* msgs, std::s
 
 void strong_sum_gather_var(strong_kind kind, const std::uint8_t* const* msgs, const std::size_t* lens,
                            std::size_t count, std::uint8_t* out) noexcept {
+    if (kind == strong_kind::blake2) return blake2b256_gather_var(msgs, lens, count, out, digest_stride);
+    // MD4 has no different-length kernel: its messages are hashed one at a time.
     for (std::size_t i = 0; i < count; ++i) strong_sum(kind, msgs[i], lens[i], out + i * digest_stride);
 }
 

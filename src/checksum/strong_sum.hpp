@@ -28,7 +28,8 @@ void strong_sum_gather(strong_kind kind, const std::uint8_t* const* msgs, std::s
                        std::uint8_t* out) noexcept;
 
 /// Digests of `count` messages msgs[i] of lens[i] bytes each; digest i is written
-/// at out + i * digest_stride.
+/// at out + i * digest_stride. BLAKE2b runs the multi-buffer kernels; MD4 hashes
+/// one message at a time.
 void strong_sum_gather_var(strong_kind kind, const std::uint8_t* const* msgs, const std::size_t* lens,
                            std::size_t count, std::uint8_t* out) noexcept;
 

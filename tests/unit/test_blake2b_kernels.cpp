@@ -4,7 +4,9 @@
 // forced in turn and named in the output, so a SIMD path that silently falls
 // back to scalar cannot pass unnoticed. The kernels are also called directly
 // with scattered, differently aligned lanes and with every lane ending at a
-// PROT_NONE guard page.
+// PROT_NONE guard page. The different-length kernels and blake2b256_gather_var
+// get the same treatment over mixes of lengths that finish lanes at different
+// blocks.
 #include "test_helpers.hpp"
 
 #include "cpu/cpu_features.hpp"
@@ -16,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -268,5 +271,171 @@ TEST_CASE("multi-buffer kernels called directly: scattered, misaligned lanes and
             for (std::size_t i = 0; i < k.lanes; ++i) msgs[i] = pages.lane_end(i) - len;
             check_kernel_lanes(k, msgs.data(), len);
         }
+    }
+}
+
+// ---- Messages of different lengths (the _var kernels, blake2b256_gather_var) ----
+
+namespace {
+
+using var_kernel_fn = void (*)(const std::uint8_t* const*, const std::size_t*, std::uint8_t*, std::size_t) noexcept;
+
+struct var_kernel_case {
+    const char* name;
+    isa level;
+    std::size_t lanes;
+    var_kernel_fn fn;
+};
+
+const std::vector<var_kernel_case> var_kernels = {
+#if !defined(__aarch64__)
+    {"blake2b256_x4_var_avx2", isa::avx2, 4, blake2b256_x4_var_avx2},
+    {"blake2b256_x8_var_avx512", isa::avx512, 8, blake2b256_x8_var_avx512},
+#endif
+};
+
+using length_mix = std::vector<std::size_t>;
+
+// Length mixes for n messages that stress the per-lane bookkeeping: all equal;
+// empty and one-byte messages among long ones (lanes finish many blocks apart,
+// the longest first, last or in the middle); neighbours one byte apart across
+// each 128-byte block boundary (same block count or one more, full or short
+// final block); and random mixes, short and long.
+std::vector<length_mix> length_mixes(std::size_t n) {
+    std::vector<length_mix> mixes;
+    for (std::size_t len : {0, 1, 127, 128, 129, 1000}) mixes.emplace_back(n, len);
+    const std::size_t spread[] = {0, 1, 1000, 4096, 1, 0, 3000, 1, 1001};
+    for (std::size_t rotate = 0; rotate < 3; ++rotate) {
+        length_mix mix(n);
+        for (std::size_t i = 0; i < n; ++i) mix[i] = spread[(i + rotate * 3) % std::size(spread)];
+        mixes.push_back(mix);
+    }
+    for (std::size_t boundary : {128, 256, 384}) {
+        length_mix up(n), down(n);
+        for (std::size_t i = 0; i < n; ++i) up[i] = boundary - 1 + i % 3, down[i] = boundary + 1 - i % 3;
+        mixes.push_back(up), mixes.push_back(down);
+    }
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        const test::bytes r = test::random_bytes(2 * n, seed);
+        const std::size_t cap = seed <= 3 ? 300 : 5000;
+        length_mix mix(n);
+        for (std::size_t i = 0; i < n; ++i) mix[i] = (r[2 * i] * 256u + r[2 * i + 1]) % (cap + 1);
+        mixes.push_back(mix);
+    }
+    return mixes;
+}
+
+// One allocation per message, each at its own misalignment and with its own content.
+struct scattered_messages {
+    std::vector<test::bytes> storage;
+    std::vector<const std::uint8_t*> msgs;
+
+    explicit scattered_messages(const length_mix& lens) {
+        for (std::size_t i = 0; i < lens.size(); ++i)
+            storage.push_back(test::random_bytes(lens[i] + 64, 77 * i + lens[i]));
+        for (std::size_t i = 0; i < lens.size(); ++i) msgs.push_back(storage[i].data() + (i * 13 + lens[i]) % 64);
+    }
+};
+
+// The mix with every length capped at `cap` (a guarded page holds at most a page).
+length_mix capped(length_mix lens, std::size_t cap) {
+    for (std::size_t& len : lens) len = std::min(len, cap);
+    return lens;
+}
+
+// Checks digest i at out + i * stride against libb2 and the guard bytes after it.
+void check_var_digests(const std::vector<std::uint8_t>& out, std::size_t stride, const std::uint8_t* const* msgs,
+                       const length_mix& lens) {
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+        CAPTURE(i);
+        CAPTURE(lens[i]);
+        REQUIRE(test::to_hex(out.data() + i * stride, digest_len) == reference_hex(msgs[i], lens[i]));
+        for (std::size_t b = digest_len; b < stride; ++b) REQUIRE(out[i * stride + b] == 0xa5);
+    }
+}
+
+void check_var_kernel(const var_kernel_case& k, const std::uint8_t* const* msgs, const length_mix& lens) {
+    constexpr std::size_t stride = 48;
+    std::vector<std::uint8_t> out(k.lanes * stride, 0xa5);
+    k.fn(msgs, lens.data(), out.data(), stride);
+    check_var_digests(out, stride, msgs, lens);
+}
+
+void check_gather_var(const std::uint8_t* const* msgs, const length_mix& lens) {
+    constexpr std::size_t stride = 40;
+    std::vector<std::uint8_t> out(lens.size() * stride + 8, 0xa5);
+    blake2b256_gather_var(msgs, lens.data(), lens.size(), out.data(), stride);
+    check_var_digests(out, stride, msgs, lens);
+    for (std::size_t b = lens.size() * stride; b < out.size(); ++b) REQUIRE(out[b] == 0xa5);
+}
+
+}  // namespace
+
+TEST_CASE("different-length kernels called directly: length mixes, misaligned lanes, guard pages") {
+    if (var_kernels.empty()) MESSAGE("no BLAKE2b kernels on this CPU family: blake2b256_gather_var uses libb2");
+    for (const var_kernel_case& k : var_kernels) {
+        const std::string kernel_name = k.name;
+        CAPTURE(kernel_name);
+        if (highest_level() < k.level) {
+            MESSAGE("skipped " << kernel_name << ": CPU lacks " << std::string(isa_name(k.level))
+                               << " or RDELTA_FORCE_ISA excludes it");
+            continue;
+        }
+        MESSAGE("kernel " << kernel_name << " checked directly");
+        for (const length_mix& lens : length_mixes(k.lanes)) {
+            const scattered_messages m(lens);
+            check_var_kernel(k, m.msgs.data(), lens);
+        }
+
+        // Every lane ends exactly at its own PROT_NONE page, each at its own length.
+        const guarded_pages pages(k.lanes);
+        for (std::size_t i = 0; i < k.lanes; ++i) {
+            const test::bytes fill = test::random_bytes(pages.page(), 900 + i);
+            std::memcpy(pages.lane(i), fill.data(), fill.size());
+        }
+        std::vector<length_mix> mixes = length_mixes(k.lanes);
+        length_mix whole_pages(k.lanes);
+        for (std::size_t i = 0; i < k.lanes; ++i) whole_pages[i] = pages.page() - 128 * (i % 2) - i / 2;
+        mixes.push_back(whole_pages);
+        for (const length_mix& mix : mixes) {
+            const length_mix lens = capped(mix, pages.page());
+            std::vector<const std::uint8_t*> msgs(k.lanes);
+            for (std::size_t i = 0; i < k.lanes; ++i) msgs[i] = pages.lane_end(i) - lens[i];
+            check_var_kernel(k, msgs.data(), lens);
+        }
+    }
+}
+
+TEST_CASE("blake2b256_gather_var matches libb2 at every ISA level, length mix and count 0..17") {
+    const restore_isa restore;
+    constexpr std::size_t max_count = 17;  // two 8-groups and a single; every padded group on the way
+    const guarded_pages pages(max_count);
+    for (std::size_t i = 0; i < max_count; ++i) {
+        const test::bytes fill = test::random_bytes(pages.page(), 1700 + i);
+        std::memcpy(pages.lane(i), fill.data(), fill.size());
+    }
+    for (isa level : available_levels()) {
+        const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
+        CAPTURE(level_name);
+        force_isa(level);
+        REQUIRE(active_isa() == level);
+        MESSAGE("blake2b256_gather_var checked at level " << level_name);
+        for (std::size_t count = 1; count <= max_count; ++count) {
+            CAPTURE(count);
+            for (const length_mix& lens : length_mixes(count)) {
+                const scattered_messages m(lens);
+                check_gather_var(m.msgs.data(), lens);
+                // Each message ending at its own guard page.
+                const length_mix on_page = capped(lens, pages.page());
+                std::vector<const std::uint8_t*> guarded(count);
+                for (std::size_t i = 0; i < count; ++i) guarded[i] = pages.lane_end(i) - on_page[i];
+                check_gather_var(guarded.data(), on_page);
+            }
+        }
+        // count 0 writes nothing.
+        std::uint8_t untouched[digest_len];
+        std::memset(untouched, 0x5a, sizeof untouched);
+        blake2b256_gather_var(nullptr, nullptr, 0, untouched, digest_len);
+        for (std::uint8_t b : untouched) REQUIRE(b == 0x5a);
     }
 }

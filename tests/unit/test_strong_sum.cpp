@@ -47,3 +47,23 @@ TEST_CASE("strong_sum_many equals one block at a time") {
         }
     }
 }
+
+TEST_CASE("strong_sum_gather_var equals one message at a time") {
+    const auto data = test::random_bytes(3000, 12);
+    // Overlapping messages of different lengths, as tail windows are: all end at
+    // the end of the data. Among them 0 bytes and both sides of a 128-byte block.
+    const std::size_t lens[] = {1000, 999, 0, 129, 128, 127, 1, 2999, 256, 3000, 64};
+    constexpr std::size_t count = std::size(lens);
+    const std::uint8_t* msgs[count];
+    for (std::size_t i = 0; i < count; ++i) msgs[i] = data.data() + data.size() - lens[i];
+    for (auto kind : {strong_kind::md4, strong_kind::blake2}) {
+        std::uint8_t many[count * digest_stride], one[digest_stride];
+        strong_sum_gather_var(kind, msgs, lens, count, many);
+        for (std::size_t i = 0; i < count; ++i) {
+            CAPTURE(i);
+            strong_sum(kind, msgs[i], lens[i], one);
+            CHECK(test::to_hex(many + i * digest_stride, max_strong_len(kind)) ==
+                  test::to_hex(one, max_strong_len(kind)));
+        }
+    }
+}
