@@ -96,6 +96,10 @@ public:
     }
 
 private:
+    friend struct block_index_layout;  // tests compare a build's layout with a reference
+
+    void build_filter(const signature& sig);
+
     static std::uint32_t filter_word(std::uint32_t key, unsigned shift) noexcept {
         return (key * detail::prefilter_word_mult) >> shift;
     }
