@@ -39,8 +39,8 @@ using byte_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
 /// wanted after a failure).
 class background_sink {
 public:
-    explicit background_sink(byte_sink downstream, std::size_t buffer_size = std::size_t{1} << 20,
-                             std::size_t max_in_flight = 3);
+    explicit background_sink(byte_sink downstream, std::size_t buffer_size = std::size_t{256} << 10,
+                             std::size_t max_in_flight = 8);
     background_sink(const background_sink&) = delete;
     background_sink& operator=(const background_sink&) = delete;
     ~background_sink();
