@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 
 namespace rdelta {
 
@@ -24,6 +25,41 @@ struct slice_worker {
     std::unique_ptr<std::uint8_t[]> data;
     std::unique_ptr<std::uint8_t[]> digests;
     std::size_t capacity = 0, digest_capacity = 0;
+};
+
+// One slice_worker per thread: a slice is read into a buffer that the previous
+// slice left in the core's cache (a buffer per slice of a round measured 8%
+// slower for 1 GiB with 2 threads).
+class worker_pool {
+public:
+    explicit worker_pool(unsigned threads) : workers_(threads) {
+        for (auto& w : workers_) idle_.push_back(&w);
+    }
+
+    class lease {
+    public:
+        explicit lease(worker_pool& pool) : pool_(pool) {
+            std::lock_guard lock(pool_.mutex_);
+            worker_ = pool_.idle_.back();
+            pool_.idle_.pop_back();
+        }
+        ~lease() {
+            std::lock_guard lock(pool_.mutex_);
+            pool_.idle_.push_back(worker_);
+        }
+        lease(const lease&) = delete;
+        lease& operator=(const lease&) = delete;
+        slice_worker& get() const { return *worker_; }
+
+    private:
+        worker_pool& pool_;
+        slice_worker* worker_;
+    };
+
+private:
+    std::vector<slice_worker> workers_;
+    std::vector<slice_worker*> idle_;  // never empty while a thread asks: one worker per thread
+    std::mutex mutex_;
 };
 
 // The record of one all-zero full block: what every block of a hole gets.
@@ -102,7 +138,7 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
     const std::size_t rec = 4 + params.strong_len;
     const std::size_t slice_blocks = std::max<std::size_t>(1, slice_target / bl);
     const std::uint64_t slice_bytes = std::uint64_t{slice_blocks} * bl;
-    const std::size_t round_slices = std::size_t{threads} * 4;
+    const std::size_t round_slices = std::size_t{threads} * 32;  // a wait for the slowest thread per round
 
     job_stats stats;
     stats.op = "signature";
@@ -113,7 +149,7 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
     detail::put_be(header + 8, params.strong_len, 4);
     if (auto sent = sink({header, sizeof header}); !sent) return std::move(sent).err();
 
-    std::vector<slice_worker> workers(round_slices);
+    worker_pool buffers(threads);
     const std::vector<std::uint8_t> zero_record = zero_block_record(params);
     std::vector<std::uint8_t> records;
     std::vector<std::optional<error>> errors(round_slices);
@@ -125,7 +161,8 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
         detail::parallel_for(slices, threads, [&](std::size_t s) {
             const std::uint64_t from = offset + s * slice_bytes;
             const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(slice_bytes, round_end - from));
-            auto done = hash_slice(basis, from, len, params, workers[s], records.data() + s * slice_blocks * rec,
+            const worker_pool::lease w(buffers);
+            auto done = hash_slice(basis, from, len, params, w.get(), records.data() + s * slice_blocks * rec,
                                    zero_record);
             if (!done) errors[s] = std::move(done).err();
         });
