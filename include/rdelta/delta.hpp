@@ -29,7 +29,9 @@ std::unique_ptr<job> make_delta_job(const signature& sig, job_options options = 
 /// carries, so pieces are at most 32 MiB (one block and a bit for larger blocks).
 std::size_t delta_chunk_size(const signature& sig, unsigned threads);
 
-/// Receives delta bytes in order.
+/// Receives delta bytes in order. make_delta_from() calls it on the caller's
+/// thread, in pieces of up to about 288 KiB (256 KiB and the command that
+/// crossed that mark), as the scan makes them.
 using delta_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
 /// Told how many bytes of the new file have been encoded so far.
 using delta_progress = std::function<void(std::uint64_t)>;

@@ -76,7 +76,8 @@ worker_pool& shared_pool() {
 
 }  // namespace
 
-void parallel_for(std::size_t tasks, unsigned threads, const std::function<void(std::size_t)>& fn) {
+void parallel_for(std::size_t tasks, unsigned threads, const std::function<void(std::size_t)>& fn,
+                  bool caller_runs_first) {
     const std::size_t workers = std::min<std::size_t>(tasks, threads == 0 ? default_threads() : threads);
     if (workers <= 1) {
         for (std::size_t i = 0; i < tasks; ++i) fn(i);
@@ -85,11 +86,12 @@ void parallel_for(std::size_t tasks, unsigned threads, const std::function<void(
     const std::size_t helpers = std::min(workers - 1, shared_pool().grow(workers - 1));
     // Each thread takes the next task index until none are left. The first
     // exception stops the others taking more and is rethrown here, once all are done.
-    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> next{caller_runs_first ? std::size_t{1} : std::size_t{0}};
     std::exception_ptr first_error;
     std::mutex error_mutex;
-    auto work = [&]() noexcept {
+    auto work = [&](bool first) noexcept {
         try {
+            if (first) fn(0);
             for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) fn(i);
         } catch (...) {
             next.store(tasks, std::memory_order_relaxed);
@@ -102,13 +104,13 @@ void parallel_for(std::size_t tasks, unsigned threads, const std::function<void(
     try {
         for (; posted < helpers; ++posted)
             shared_pool().post([&] {
-                work();
+                work(false);
                 finished.count_down();
             });
     } catch (...) {  // no memory to queue more: the threads posted so far suffice
         finished.count_down(static_cast<std::ptrdiff_t>(helpers - posted));
     }
-    work();
+    work(caller_runs_first);
     finished.wait();
     if (first_error) std::rethrow_exception(first_error);
 }

@@ -14,6 +14,9 @@ unsigned default_threads() noexcept;
 /// process-wide pool that grows on first use; when no thread can be started the
 /// calls run on the caller's thread. An exception from fn (std::bad_alloc) stops
 /// the remaining calls and is rethrown to the caller after all threads are done.
-void parallel_for(std::size_t tasks, unsigned threads, const std::function<void(std::size_t)>& fn);
+/// With `caller_runs_first`, fn(0) runs on the caller's thread (work that calls
+/// back into the caller's code: its sinks need not be thread-safe or thread-agnostic).
+void parallel_for(std::size_t tasks, unsigned threads, const std::function<void(std::size_t)>& fn,
+                  bool caller_runs_first = false);
 
 }  // namespace rdelta::detail

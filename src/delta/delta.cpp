@@ -104,6 +104,21 @@ public:
     }
     const job_stats& stats() const noexcept override { return stats_; }
 
+    result<void> push_to(std::span<const std::uint8_t> in, bool eof, const byte_sink& sink) override {
+        struct spilling {
+            detail::output_queue& out;
+            spilling(detail::output_queue& q, const byte_sink& sink) : out(q) { out.spill_to(&sink); }
+            ~spilling() { out.spill_to(nullptr); }
+        } spill(out_, sink);
+        const std::uint64_t before = out_.spilled();
+        buffers io{in.data(), in.size(), eof, nullptr, 0};
+        if (auto status = iterate(io); !status) return std::move(status).err();
+        out_.spill();
+        if (out_.spill_error()) return *out_.spill_error();
+        stats_.out_bytes += static_cast<std::int64_t>(out_.spilled() - before);
+        return {};
+    }
+
     std::size_t kept_bytes() const noexcept override { return carry_.size(); }
     void next_input_repeats_kept() noexcept override { repeats_kept_ = true; }
 

@@ -95,7 +95,6 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
     auto made = detail::make_scanning_delta_job(sig, options);
     if (!made) return std::move(made).err();
     auto& j = *made;
-    job_pump pump(*j, sink);
     const std::uint64_t block_len = sig.params().block_len;
     // Chunks of whole hole units, as the job scans best.
     const std::uint64_t chunk = (delta_chunk_size(sig, options.threads) + hole_unit - 1) / hole_unit * hole_unit;
@@ -112,7 +111,7 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
             for (std::uint64_t done = 0; done < hole;) {
                 const std::uint64_t piece = std::min(zero_piece, hole - done);
                 j->feed_zeros(piece);
-                if (auto r = pump.push({}, false); !r) return std::move(r).err();
+                if (auto r = j->push_to({}, false, sink); !r) return std::move(r).err();
                 done += piece;
             }
             pos += hole;
@@ -128,13 +127,13 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
                 kept = 0;
             }
             if (auto r = read_exactly(new_file, pos, buf.get() + kept, n); !r) return std::move(r).err();
-            if (auto r = pump.push({buf.get(), kept + n}, false); !r) return std::move(r).err();
+            if (auto r = j->push_to({buf.get(), kept + n}, false, sink); !r) return std::move(r).err();
             pos += n;
             last_data = kept + n;
         }
         if (progress) progress(pos);
     }
-    if (auto r = pump.push({}, true); !r) return std::move(r).err();
+    if (auto r = j->push_to({}, true, sink); !r) return std::move(r).err();
     return j->stats();
 }
 

@@ -2,12 +2,14 @@
 // new file's holes are (delta_file.cpp).
 #pragma once
 
+#include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
 #include <rdelta/signature.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 namespace rdelta::detail {
 
@@ -29,6 +31,11 @@ public:
     /// job scans it in place, on all its threads, instead of scanning its copy
     /// joined to the start of the new input on one.
     virtual void next_input_repeats_kept() noexcept = 0;
+    /// Scan `in` (the last input when `eof`) and pass all output to `sink`, on the
+    /// caller's thread, before returning: in pieces of about 256 KiB as they are
+    /// made, so the output is neither copied into a caller's window first nor left
+    /// to go cold in a queue as large as the input. Queued output (feed_zeros) goes first.
+    virtual result<void> push_to(std::span<const std::uint8_t> in, bool eof, const byte_sink& sink) = 0;
 };
 
 /// The scanning job for a signature with blocks. It uses the signature's index

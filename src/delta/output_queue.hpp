@@ -1,14 +1,18 @@
 // output_queue.hpp - bytes a job has produced but the caller has not taken yet.
 // Storage is not zero-filled and is compacted as the caller drains it, so a
-// queue that is never fully drained stays small.
+// queue that is never fully drained stays small. A queue given a spill sink hands
+// its bytes to it whenever a threshold is reached, so the storage stays small and
+// in the cache, and nothing is copied a second time into a caller's window.
 #pragma once
 
+#include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 namespace rdelta::detail {
 
@@ -16,6 +20,7 @@ class output_queue {
 public:
     /// Room for n more bytes at the end, counted as produced.
     std::uint8_t* reserve(std::size_t n) {
+        if (spill_ && end_ - read_ >= spill_at_) spill();
         if (end_ + n > capacity_) make_room(n);
         std::uint8_t* p = data_.get() + end_;
         end_ += n;
@@ -39,8 +44,27 @@ public:
     /// what it will produce saves the doubling's overshoot (memory is the limit
     /// when inputs of tens of MiB are scanned in one call).
     void expect(std::size_t n) {
-        if (end_ + n > capacity_) make_room(n, true);
+        if (!spill_ && end_ + n > capacity_) make_room(n, true);
     }
+
+    /// From now on, whenever `at` bytes are queued, pass them to `sink` (which must
+    /// outlive the setting); nullptr stops that. The first failure is kept
+    /// (spill_error()) and later bytes are dropped.
+    void spill_to(const byte_sink* sink, std::size_t at = std::size_t{256} << 10) noexcept {
+        spill_ = sink, spill_at_ = at;
+    }
+    /// Pass everything queued to the spill sink now.
+    void spill() {
+        const std::size_t n = end_ - read_;
+        if (n > 0 && !spill_error_) {
+            if (auto sent = (*spill_)({data_.get() + read_, n}); sent) spilled_ += n;
+            else spill_error_ = std::move(sent).err();
+        }
+        read_ = end_ = 0;
+    }
+    const std::optional<error>& spill_error() const noexcept { return spill_error_; }
+    /// Bytes passed to spill sinks so far.
+    std::uint64_t spilled() const noexcept { return spilled_; }
 
 private:
     void make_room(std::size_t n, bool exact = false) {
@@ -59,6 +83,10 @@ private:
 
     std::unique_ptr<std::uint8_t[]> data_;
     std::size_t capacity_ = 0, read_ = 0, end_ = 0;
+    const byte_sink* spill_ = nullptr;
+    std::size_t spill_at_ = 0;
+    std::optional<error> spill_error_;
+    std::uint64_t spilled_ = 0;
 };
 
 }  // namespace rdelta::detail

@@ -70,7 +70,7 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
             pos = hit.pos + block_len;
         }
         pr.exit = pos;
-    });
+    }, true);  // the real scan emits output, which may call the caller's sink
 
     for (std::size_t k = 1; k < segments; ++k) {
         const probe& pr = probes[k];
