@@ -251,6 +251,33 @@ def warm_cache(paths):
                 pass
 
 
+def warm_free_memory(nbytes):
+    """Touch and free `nbytes` of anonymous memory, untimed, right before a timed run.
+    On a VM whose host takes back memory the guest has left free (free page
+    reporting), a page the kernel hands out can be one the host must first bring
+    back: writing a GiB of new page cache then took 1-3 s instead of 0.2 s, for
+    whichever tool happened to run after a large file was deleted. Pages freed just
+    now are handed out first and have not been given back yet."""
+    if nbytes <= 0:
+        return
+    buf = bytearray(nbytes)
+    view = memoryview(buf)
+    for i in range(0, nbytes, 1 << 20):   # one write per page, 256 pages per step
+        view[i:i + (1 << 20):4096] = b"\1" * len(range(i, min(i + (1 << 20), nbytes), 4096))
+    del view, buf
+
+
+def warm_size(args):
+    """--warm-memory, or by default twice the input size within half the available memory."""
+    if args.warm_memory == "0":
+        return 0
+    if args.warm_memory != "auto":
+        return parse_size(args.warm_memory)
+    with open("/proc/meminfo") as f:
+        avail = next((int(l.split()[1]) * 1024 for l in f if l.startswith("MemAvailable:")), 0)
+    return min(2 * args.size, avail // 2)
+
+
 def same_file(a, b):
     filecmp.BUFSIZE = 4 * CHUNK      # default 8 KiB is slow for 16 GiB sparse outputs
     filecmp.clear_cache()            # outputs are rewritten under the same names
@@ -270,6 +297,7 @@ class Bench:
         shutil.rmtree(self.out, ignore_errors=True)   # stale outputs could fake a match
         os.makedirs(self.out)
         self.inp = Inputs(self.workdir, args.size)
+        self.warm_bytes = warm_size(args)
         self.cmd = {"rdiff": [args.rdiff], "rdelta": [args.rdelta]}
         self.extra = {"rdiff": [], "rdelta": shlex.split(args.rdelta_args)}
         self.mismatches = []
@@ -348,6 +376,7 @@ class Bench:
             # Alternate who goes first so slow drift and cache effects hit both equally.
             for tool in (tools if i % 2 == 0 else tools[::-1]):
                 out = os.path.join(self.out, f"{tag}.{tool}" if ref is None else f"{tag}.{tool}.run{i + 1}")
+                warm_free_memory(self.warm_bytes)
                 wall, kib = run_measured(self.argv(tool, opts, [*words, out]), self.workdir)
                 times[tool].append(wall)
                 rss[tool] = max(rss[tool], kib)
@@ -438,6 +467,9 @@ def main():
                     '(a single option without a space needs --rdelta-args=--opt)')
     ap.add_argument("--with-rdiff-sparse", action="store_true", help="also run rdiff on the sparse scenario (slow)")
     ap.add_argument("--markdown", action="store_true", help="print the report as Markdown")
+    ap.add_argument("--warm-memory", default="auto",
+                    help="memory touched and freed before each timed run (see warm_free_memory); "
+                         "default twice --size, at most half of what is available; 0 = none")
     args = ap.parse_args()
     chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     unknown = set(chosen) - set(SCENARIOS) - set(SCALE)
