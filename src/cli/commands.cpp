@@ -168,7 +168,10 @@ int open_output(const request& req, const invocation& inv, const std::string& pa
     out->set_durable(req.durable);
     byte_sink to_file = sink_to(*out);
     if (behind) {
-        behind->emplace(std::move(to_file));
+        // 32 buffers of 256 KiB: a delta chunk's output fits, so the scan goes on while
+        // a slow write catches up instead of stopping the core that would run it
+        // (1 GiB of unrelated data: wall / (CPU / 2) 1.19-1.37, 1.29-1.70 with 8).
+        behind->emplace(std::move(to_file), std::size_t{256} << 10, 32);
         to_file = (*behind)->sink();
     }
     const compression_options packing{req.compression, req.compression_level, static_cast<unsigned>(req.threads)};
