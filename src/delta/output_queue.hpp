@@ -18,7 +18,8 @@ namespace rdelta::detail {
 
 class output_queue {
 public:
-    /// Room for n more bytes at the end, counted as produced.
+    /// Room for n more bytes at the end, counted as produced. With a spill sink,
+    /// fill it before the next call: that call may hand it over.
     std::uint8_t* reserve(std::size_t n) {
         if (spill_ && end_ - read_ >= spill_at_) spill();
         if (end_ + n > capacity_) make_room(n);
@@ -51,14 +52,16 @@ public:
     /// outlive the setting); nullptr stops that. The first failure is kept
     /// (spill_error()) and later bytes are dropped.
     void spill_to(const byte_sink* sink, std::size_t at = std::size_t{256} << 10) noexcept {
-        spill_ = sink, spill_at_ = at;
+        spill_ = sink, spill_at_ = std::max<std::size_t>(at, 1);
     }
-    /// Pass everything queued to the spill sink now.
+    /// Pass everything queued to the spill sink now; a queue filled while there was
+    /// no sink (over twice the threshold) goes in pieces of the threshold.
     void spill() {
-        const std::size_t n = end_ - read_;
-        if (n > 0 && !spill_error_) {
-            if (auto sent = (*spill_)({data_.get() + read_, n}); sent) spilled_ += n;
-            else spill_error_ = std::move(sent).err();
+        while (read_ < end_ && !spill_error_) {
+            const std::size_t left = end_ - read_;
+            const std::size_t n = left > 2 * spill_at_ ? spill_at_ : left;
+            if (auto sent = (*spill_)({data_.get() + read_, n}); !sent) spill_error_ = std::move(sent).err();
+            else spilled_ += n, read_ += n;
         }
         read_ = end_ = 0;
     }

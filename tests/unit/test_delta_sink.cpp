@@ -105,8 +105,27 @@ TEST_CASE("output_queue spills at its threshold, keeps the first error and drops
     CHECK(q.empty());
 
     q.spill_to(nullptr);
-    q.append(got.data(), 300);  // no sink: bytes wait for drain()
-    CHECK(q.size() == 300);
+    q.append(got.data(), 115);  // no sink: bytes wait for drain()
+    CHECK(q.size() == 115);
+}
+
+TEST_CASE("output_queue hands a backlog made without a sink over in pieces of the threshold") {
+    detail::output_queue q;
+    const test::bytes bytes = test::random_bytes(1050, 5);
+    q.append(bytes.data(), bytes.size());
+    test::bytes got;
+    std::vector<std::size_t> pieces;
+    const byte_sink keep = [&](std::span<const std::uint8_t> b) -> result<void> {
+        pieces.push_back(b.size());
+        got.insert(got.end(), b.begin(), b.end());
+        return {};
+    };
+    q.spill_to(&keep, 100);
+    q.spill();
+    CHECK(got == bytes);
+    // Pieces of 100 while more than 200 are left, then the rest at once.
+    CHECK(pieces == std::vector<std::size_t>{100, 100, 100, 100, 100, 100, 100, 100, 100, 150});
+    CHECK(q.empty());
 }
 
 TEST_CASE("parallel_for with caller_runs_first runs task 0 on the caller's thread") {
@@ -166,6 +185,55 @@ TEST_CASE("make_delta_from passes its output to the sink on the caller's thread,
         // 256 KiB queued, plus the largest command made after (a literal run and its header).
         CHECK(largest <= (std::size_t{256} << 10) + 32768 + 9);
         CHECK(calls >= out.size() / (std::size_t{256} << 10));
+    }
+}
+
+namespace {
+
+// A file in memory whose [hole_from, hole_to) reads as zeros and is reported as a hole.
+class file_with_hole final : public basis_reader {
+public:
+    file_with_hole(const test::bytes& bytes, std::uint64_t from, std::uint64_t to) : bytes_(bytes), from_(from), to_(to) {}
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
+        if (pos >= bytes_.size()) return std::size_t{0};
+        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
+        std::copy_n(bytes_.begin() + static_cast<std::ptrdiff_t>(pos), n, out.begin());
+        return n;
+    }
+    bool is_hole(std::uint64_t pos, std::uint64_t len) override { return pos >= from_ && pos + len <= to_; }
+
+private:
+    const test::bytes& bytes_;
+    std::uint64_t from_, to_;
+};
+
+}  // namespace
+
+TEST_CASE("make_delta_from passes a hole that becomes literal zeros in bounded pieces") {
+    constexpr std::size_t mib = 1 << 20;
+    const test::bytes basis = test::random_bytes(2 * mib, 91);  // no zero blocks: zeros are literal
+    test::bytes next = test::random_bytes(48 * mib, 92);
+    std::fill(next.begin() + 3 * mib, next.begin() + 43 * mib, 0);
+    auto sig_bytes = make_signature(basis, {0x72730147u, 2048, 16});
+    REQUIRE(sig_bytes.ok());
+    auto sig = load_signature(*sig_bytes);
+    REQUIRE(sig.ok());
+    for (unsigned threads : {1u, 2u}) {
+        CAPTURE(threads);
+        const job_options options{threads};
+        auto whole = make_delta(*sig, next, 0, options);
+        REQUIRE(whole.ok());
+        file_with_hole file(next, 3 * mib, 43 * mib);
+        test::bytes out;
+        std::size_t largest = 0;
+        auto made = make_delta_from(file, next.size(), *sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
+            largest = std::max(largest, b.size());
+            out.insert(out.end(), b.begin(), b.end());
+            return {};
+        });
+        REQUIRE(made.ok());
+        CHECK(out == *whole);
+        CHECK(largest <= (std::size_t{256} << 10) + 32768 + 9);
     }
 }
 
