@@ -2,6 +2,7 @@
 // queue spills to the sink as output is made (no copy into a window first), on
 // the caller's thread, in bounded pieces; a failing sink stops the delta.
 #include "test_helpers.hpp"
+#include "file_with_hole.hpp"
 #include "core/parallel.hpp"
 #include "delta/output_queue.hpp"
 
@@ -54,6 +55,15 @@ public:
 private:
     std::vector<std::pair<pid_t, cpu_set_t>> saved_;
 };
+
+// The signature of `basis` (RabinKarp and BLAKE2b, 16-byte strong sums), loaded.
+signature loaded_signature(const test::bytes& basis, std::uint32_t block_len) {
+    auto bytes = make_signature(basis, {0x72730147u, block_len, 16});
+    REQUIRE(bytes.ok());
+    auto sig = load_signature(*bytes);
+    REQUIRE(sig.ok());
+    return std::move(sig).value();
+}
 
 }  // namespace
 
@@ -154,24 +164,21 @@ TEST_CASE("make_delta_from passes its output to the sink on the caller's thread,
     test::bytes next = test::random_bytes(12 * mib, 72);
     std::copy_n(basis.begin() + mib, 3 * mib, next.begin() + 2 * mib + 5);
     std::copy_n(basis.begin(), mib, next.begin() + 9 * mib + 77);
-    auto sig_bytes = make_signature(basis, {0x72730147u, 2048, 16});
-    REQUIRE(sig_bytes.ok());
-    auto sig = load_signature(*sig_bytes);
-    REQUIRE(sig.ok());
-    REQUIRE(sig->build_index().ok());
+    auto sig = loaded_signature(basis, 2048);
+    REQUIRE(sig.build_index().ok());
     const auto caller = std::this_thread::get_id();
     detail::parallel_for(2, 2, [](std::size_t) {});
     const one_cpu pinned;
     for (unsigned threads : {1u, 2u}) {
         CAPTURE(threads);
         const job_options options{threads, true, false};
-        auto whole = make_delta(*sig, next, 0, options);
+        auto whole = make_delta(sig, next, 0, options);
         REQUIRE(whole.ok());
         memory_basis file(next);
         test::bytes out;
         std::size_t largest = 0, calls = 0;
         bool off_thread = false;
-        auto made = make_delta_from(file, next.size(), *sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
+        auto made = make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
             off_thread |= std::this_thread::get_id() != caller;
             largest = std::max(largest, b.size());
             ++calls;
@@ -188,45 +195,22 @@ TEST_CASE("make_delta_from passes its output to the sink on the caller's thread,
     }
 }
 
-namespace {
-
-// A file in memory whose [hole_from, hole_to) reads as zeros and is reported as a hole.
-class file_with_hole final : public basis_reader {
-public:
-    file_with_hole(const test::bytes& bytes, std::uint64_t from, std::uint64_t to) : bytes_(bytes), from_(from), to_(to) {}
-    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-        if (pos >= bytes_.size()) return std::size_t{0};
-        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
-        std::copy_n(bytes_.begin() + static_cast<std::ptrdiff_t>(pos), n, out.begin());
-        return n;
-    }
-    bool is_hole(std::uint64_t pos, std::uint64_t len) override { return pos >= from_ && pos + len <= to_; }
-
-private:
-    const test::bytes& bytes_;
-    std::uint64_t from_, to_;
-};
-
-}  // namespace
 
 TEST_CASE("make_delta_from passes a hole that becomes literal zeros in bounded pieces") {
     constexpr std::size_t mib = 1 << 20;
     const test::bytes basis = test::random_bytes(2 * mib, 91);  // no zero blocks: zeros are literal
     test::bytes next = test::random_bytes(48 * mib, 92);
     std::fill(next.begin() + 3 * mib, next.begin() + 43 * mib, 0);
-    auto sig_bytes = make_signature(basis, {0x72730147u, 2048, 16});
-    REQUIRE(sig_bytes.ok());
-    auto sig = load_signature(*sig_bytes);
-    REQUIRE(sig.ok());
+    const auto sig = loaded_signature(basis, 2048);
     for (unsigned threads : {1u, 2u}) {
         CAPTURE(threads);
         const job_options options{threads};
-        auto whole = make_delta(*sig, next, 0, options);
+        auto whole = make_delta(sig, next, 0, options);
         REQUIRE(whole.ok());
-        file_with_hole file(next, 3 * mib, 43 * mib);
+        test::file_with_hole file(next, 3 * mib, 43 * mib);
         test::bytes out;
         std::size_t largest = 0;
-        auto made = make_delta_from(file, next.size(), *sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
+        auto made = make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
             largest = std::max(largest, b.size());
             out.insert(out.end(), b.begin(), b.end());
             return {};
@@ -240,17 +224,14 @@ TEST_CASE("make_delta_from passes a hole that becomes literal zeros in bounded p
 TEST_CASE("make_delta_from stops at a failing sink with its error") {
     const test::bytes basis = test::random_bytes(1 << 20, 81);
     const test::bytes next = test::random_bytes(40 << 20, 82);  // nothing matches: 40 MiB of literals
-    auto sig_bytes = make_signature(basis, {0x72730147u, 4096, 16});
-    REQUIRE(sig_bytes.ok());
-    auto sig = load_signature(*sig_bytes);
-    REQUIRE(sig.ok());
+    const auto sig = loaded_signature(basis, 4096);
     for (unsigned threads : {1u, 2u}) {
         CAPTURE(threads);
         memory_basis file(next);
         std::size_t taken = 0;
         int calls_after_failure = 0;
         bool failed = false;
-        auto made = make_delta_from(file, next.size(), *sig, job_options{threads},
+        auto made = make_delta_from(file, next.size(), sig, job_options{threads},
                                     [&](std::span<const std::uint8_t> b) -> result<void> {
                                         if (failed) ++calls_after_failure;
                                         if (taken + b.size() > (std::size_t{3} << 20)) {

@@ -1,5 +1,6 @@
 // test_signature.cpp - signature bytes, loading, and the loader's error order.
 #include "test_helpers.hpp"
+#include "file_with_hole.hpp"
 
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
@@ -132,26 +133,7 @@ TEST_CASE("loader accepts strong length 0 (full digest) and ignores 1-3 trailing
     CHECK(trailing->weak_sum(0) == 0x11223344u);
 }
 
-namespace {
-
-// A file in memory; [hole_from, hole_to) is reported as a hole (and holds zeros).
-class file_with_hole final : public basis_reader {
-public:
-    file_with_hole(const test::bytes& b, std::uint64_t from, std::uint64_t to) : bytes_(b), from_(from), to_(to) {}
-    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-        if (pos >= bytes_.size()) return std::size_t{0};
-        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
-        std::copy_n(bytes_.begin() + static_cast<std::ptrdiff_t>(pos), n, out.begin());
-        return n;
-    }
-    bool is_hole(std::uint64_t pos, std::uint64_t len) override { return pos >= from_ && pos + len <= to_; }
-
-private:
-    const test::bytes& bytes_;
-    std::uint64_t from_, to_;
-};
-
-}  // namespace
+using test::file_with_hole;
 
 TEST_CASE("make_signature_from: holes and written zeros give the job's signature") {
     // Data, 3 MiB of zeros reported as a hole, 2 MiB of written zeros, data.
