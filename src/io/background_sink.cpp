@@ -42,14 +42,18 @@ struct background_sink::state {
             buf.clear();
             spare.push_back(std::move(buf));
             --in_flight;
-            space.notify_all();
+            // A caller that found every buffer in flight waits until half are free:
+            // one wake-up per half queue, not one per buffer written.
+            if (in_flight <= low_water() || failed) space.notify_all();
         }
     }
+
+    std::size_t low_water() const noexcept { return max_in_flight / 2; }
 
     // Queue the filled buffer for the writer, waiting while too many are in flight.
     result<void> hand_over() {
         std::unique_lock lock(m);
-        space.wait(lock, [&] { return in_flight < max_in_flight || failed; });
+        if (in_flight >= max_in_flight) space.wait(lock, [&] { return in_flight <= low_water() || failed; });
         if (failed) return *failed;
         full.push_back(std::move(filling));
         ++in_flight;
