@@ -377,6 +377,7 @@ class Bench:
             for tool in (tools if i % 2 == 0 else tools[::-1]):
                 out = os.path.join(self.out, f"{tag}.{tool}" if ref is None else f"{tag}.{tool}.run{i + 1}")
                 warm_free_memory(self.warm_bytes)
+                time.sleep(self.args.pause)   # each tool starts from an idle machine
                 wall, kib = run_measured(self.argv(tool, opts, [*words, out]), self.workdir)
                 times[tool].append(wall)
                 rss[tool] = max(rss[tool], kib)
@@ -467,6 +468,9 @@ def main():
                     '(a single option without a space needs --rdelta-args=--opt)')
     ap.add_argument("--with-rdiff-sparse", action="store_true", help="also run rdiff on the sparse scenario (slow)")
     ap.add_argument("--markdown", action="store_true", help="print the report as Markdown")
+    ap.add_argument("--pause", type=float, default=1.0,
+                    help="idle seconds before each timed run (default 1): a run right after rdiff's "
+                         "seconds of full load measured 7-10%% slower")
     ap.add_argument("--warm-memory", default="auto",
                     help="memory touched and freed before each timed run (see warm_free_memory); "
                          "default twice --size, at most half of what is available; 0 = none")
