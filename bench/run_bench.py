@@ -380,6 +380,7 @@ class Bench:
                 time.sleep(self.args.pause)   # each tool starts from an idle machine
                 wall, kib = run_measured(self.argv(tool, opts, [*words, out]), self.workdir)
                 times[tool].append(wall)
+                log(f"  run {i + 1} {tool}: {wall:.3f} s")
                 rss[tool] = max(rss[tool], kib)
                 if ref is None:        # the first output (rdiff's, when rdiff runs) is the reference
                     ref = out
