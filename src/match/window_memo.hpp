@@ -46,6 +46,10 @@ public:
         return best;
     }
 
+    /// The distance from the window the last successful find() was given back to the
+    /// remembered one it equals: 1 means that window is a single byte value repeated.
+    std::size_t shift() const noexcept { return shift_; }
+
     void remember(const std::uint8_t* w, std::uint32_t key, const std::uint8_t* digest, bool missed) noexcept {
         entry& e = ring_[next_++ % ring_size];
         e.at = w, e.key = key, e.missed = missed;

@@ -39,6 +39,10 @@ inline bool gather_forced() noexcept {
 /// assert the path ran).
 inline std::atomic<std::uint64_t> candidate_batches_run{0};
 
+/// Windows find_next() passed over as equal to a window of one byte value that
+/// missed (tests assert the path ran).
+inline std::atomic<std::uint64_t> run_windows_skipped{0};
+
 /// A window position and the block it matches (-1: no match before the limit).
 struct search_hit {
     std::size_t pos;
@@ -83,6 +87,19 @@ public:
                 weak_.count = 0;
                 predicted_ = d + p + bl;
                 return {p, block};
+            }
+            if (one_value_window_ == d + p) {
+                // Every later window that lies in the same run of that byte value
+                // equals this one, so it misses too (in-place-safe lookups only get
+                // stricter): pass over them as the per-window scan would count them.
+                if (const std::size_t last = last_window_in_run(d, p, limit); last > p) {
+                    stats_.searches += static_cast<std::int64_t>(last - p);
+                    stats_.weak_hits += static_cast<std::int64_t>(last - p);
+                    run_windows_skipped.fetch_add(last - p, std::memory_order_relaxed);
+                    weak_.rotate(d[last], d[last + bl]);  // weak_ holds window p's sums, equal to window last's
+                    pos = last + 1;
+                    continue;
+                }
             }
             if (const std::size_t next = next_candidate(d, p, limit)) {
                 // The windows in between were tested when the candidates were
@@ -133,6 +150,7 @@ public:
     /// The bytes at previously seen addresses may have changed (a new call).
     void forget_data() noexcept {
         cached_ = 0, predicted_ = nullptr, candidates_ = 0, gathered_to_ = nullptr, tail_candidates_ = 0;
+        one_value_window_ = nullptr;
         memo_.clear();
     }
 
@@ -191,6 +209,21 @@ private:
         return p;
     }
 
+    // The last window before limit that lies wholly in the run of d[p]'s byte value
+    // that window p lies in (bytes up to limit - 1 + block_len are data).
+    std::size_t last_window_in_run(const std::uint8_t* d, std::size_t p, std::size_t limit) const noexcept {
+        const std::uint8_t value = d[p];
+        const std::uint64_t pattern = 0x0101010101010101ull * value;
+        const std::size_t stop = limit + block_len_;  // one past the last byte a window before limit holds
+        std::size_t e = p + block_len_;              // the first byte after window p
+        for (std::uint64_t word; e + 8 <= stop; e += 8) {
+            std::memcpy(&word, d + e, 8);
+            if (word != pattern) break;
+        }
+        while (e < stop && d[e] == value) ++e;
+        return std::min(e - block_len_, limit - 1);
+    }
+
     // `d` and `limit` (find_next only): the data and the scan's end, so that the
     // next candidate windows can be hashed together with this one.
     std::int64_t lookup(const std::uint8_t* window, std::size_t len, std::size_t ahead, std::size_t pos,
@@ -202,6 +235,7 @@ private:
         if (len == block_len_) {
             if (const window_memo::entry* same = memo_.find(window, key, len)) {
                 ++stats_.weak_hits;  // its key was found for the earlier window
+                if (memo_.shift() == 1) one_value_window_ = window;
                 // Equal windows miss alike: min_block only grows with the position.
                 if (same->missed) return -1;
                 const std::int64_t block = index_.find(key, [&] { return static_cast<const std::uint8_t*>(same->digest); },
@@ -378,6 +412,7 @@ private:
     std::uint32_t zero_key_ = 0;
     std::uint8_t zero_digest_[digest_stride];
     window_memo memo_;  // recent windows' digests, for windows equal to them
+    const std::uint8_t* one_value_window_ = nullptr;  // the last window memo_ found one byte value repeated
     static constexpr std::size_t max_candidates = 16;
     const bool gather_;             // hash candidate windows in batches, a block ahead
     std::size_t gather_range_ = 0;  // otherwise this far ahead (0: one at a time)
