@@ -39,9 +39,9 @@ inline bool gather_forced() noexcept {
 /// assert the path ran).
 inline std::atomic<std::uint64_t> candidate_batches_run{0};
 
-/// Windows find_next() passed over as equal to a window of one byte value that
-/// missed (tests assert the path ran).
-inline std::atomic<std::uint64_t> run_windows_skipped{0};
+/// Windows find_next() passed over as equal to earlier windows that missed, in runs
+/// of one byte value and data of a short period (tests assert the path ran).
+inline std::atomic<std::uint64_t> periodic_windows_skipped{0};
 
 /// A window position and the block it matches (-1: no match before the limit).
 struct search_hit {
@@ -88,18 +88,16 @@ public:
                 predicted_ = d + p + bl;
                 return {p, block};
             }
-            if (one_value_window_ == d + p) {
-                // Every later window that lies in the same run of that byte value
-                // equals this one, so it misses too (in-place-safe lookups only get
-                // stricter): pass over them as the per-window scan would count them.
-                if (const std::size_t last = last_window_in_run(d, p, limit); last > p) {
-                    stats_.searches += static_cast<std::int64_t>(last - p);
-                    stats_.weak_hits += static_cast<std::int64_t>(last - p);
-                    run_windows_skipped.fetch_add(last - p, std::memory_order_relaxed);
-                    weak_.rotate(d[last], d[last + bl]);  // weak_ holds window p's sums, equal to window last's
-                    pos = last + 1;
-                    continue;
-                }
+            if (const std::size_t last = last_periodic_miss(d, p, limit); last > p) {
+                // Counted as the per-window scan would: each is a search and a weak hit.
+                stats_.searches += static_cast<std::int64_t>(last - p);
+                stats_.weak_hits += static_cast<std::int64_t>(last - p);
+                periodic_windows_skipped.fetch_add(last - p, std::memory_order_relaxed);
+                // Window last equals window p when a whole number of periods lies between.
+                if ((last - p) % streak_shift_ != 0) weak_.init(d + last, bl);
+                weak_.rotate(d[last], d[last + bl]);
+                pos = last + 1;
+                continue;
             }
             if (const std::size_t next = next_candidate(d, p, limit)) {
                 // The windows in between were tested when the candidates were
@@ -150,7 +148,7 @@ public:
     /// The bytes at previously seen addresses may have changed (a new call).
     void forget_data() noexcept {
         cached_ = 0, predicted_ = nullptr, candidates_ = 0, gathered_to_ = nullptr, tail_candidates_ = 0;
-        one_value_window_ = nullptr;
+        memo_window_ = nullptr, streak_ = 0;
         memo_.clear();
     }
 
@@ -159,7 +157,7 @@ public:
 
     /// The rolling weak sum: count 0 means "recompute at the next window".
     weak_state& weak() noexcept { return weak_; }
-    void reset_weak() noexcept { weak_.count = 0; }
+    void reset_weak() noexcept { weak_.count = 0, streak_ = 0; }
 
 private:
     // Rolls to the first window at or after p (before limit) that passes the
@@ -209,19 +207,33 @@ private:
         return p;
     }
 
-    // The last window before limit that lies wholly in the run of d[p]'s byte value
-    // that window p lies in (bytes up to limit - 1 + block_len are data).
-    std::size_t last_window_in_run(const std::uint8_t* d, std::size_t p, std::size_t limit) const noexcept {
-        const std::uint8_t value = d[p];
-        const std::uint64_t pattern = 0x0101010101010101ull * value;
-        const std::size_t stop = limit + block_len_;  // one past the last byte a window before limit holds
-        std::size_t e = p + block_len_;              // the first byte after window p
-        for (std::uint64_t word; e + 8 <= stop; e += 8) {
-            std::memcpy(&word, d + e, 8);
-            if (word != pattern) break;
+    // After a miss at window p: the last window before limit known to miss, or p.
+    // When the k windows up to p each equal the window k before them (memo_ found
+    // them at distance k) and missed, every later window that equals the window k
+    // before it misses too (in-place-safe lookups only get stricter with the
+    // position), and its key is in the index. The data repeats at distance k as far
+    // as x[i] == x[i + k]; k is 1 in a run of one byte value.
+    std::size_t last_periodic_miss(const std::uint8_t* d, std::size_t p, std::size_t limit) noexcept {
+        if (memo_window_ != d + p) {
+            streak_ = 0;
+            return p;
         }
-        while (e < stop && d[e] == value) ++e;
-        return std::min(e - block_len_, limit - 1);
+        const bool continues = streak_ > 0 && streak_end_ + 1 == d + p && streak_shift_ == memo_shift_;
+        streak_ = continues ? streak_ + 1 : 1;
+        streak_shift_ = memo_shift_, streak_end_ = d + p;
+        const std::size_t k = streak_shift_;
+        if (streak_ < k) return p;
+        streak_ = 0;  // windows passed over are not looked up: a new streak starts after them
+        // Window p equals window p - k: x[i] == x[i + k] for i in [p - k, p - k + block).
+        const std::size_t stop = limit + block_len_;  // one past the last byte a window before limit holds
+        std::size_t m = p - k + block_len_;
+        for (std::uint64_t a, b; m + k + 8 <= stop; m += 8) {
+            std::memcpy(&a, d + m, 8);
+            std::memcpy(&b, d + m + k, 8);
+            if (a != b) break;
+        }
+        while (m + k < stop && d[m] == d[m + k]) ++m;
+        return std::min(m + k - block_len_, limit - 1);
     }
 
     // `d` and `limit` (find_next only): the data and the scan's end, so that the
@@ -235,7 +247,7 @@ private:
         if (len == block_len_) {
             if (const window_memo::entry* same = memo_.find(window, key, len)) {
                 ++stats_.weak_hits;  // its key was found for the earlier window
-                if (memo_.shift() == 1) one_value_window_ = window;
+                memo_window_ = window, memo_shift_ = memo_.shift();
                 // Equal windows miss alike: min_block only grows with the position.
                 if (same->missed) return -1;
                 const std::int64_t block = index_.find(key, [&] { return static_cast<const std::uint8_t*>(same->digest); },
@@ -412,7 +424,10 @@ private:
     std::uint32_t zero_key_ = 0;
     std::uint8_t zero_digest_[digest_stride];
     window_memo memo_;  // recent windows' digests, for windows equal to them
-    const std::uint8_t* one_value_window_ = nullptr;  // the last window memo_ found one byte value repeated
+    const std::uint8_t* memo_window_ = nullptr;  // the last window memo_ found equal to an earlier one
+    std::size_t memo_shift_ = 0;                 // at this distance
+    const std::uint8_t* streak_end_ = nullptr;   // windows up to here missed as memo_ hits at one distance
+    std::size_t streak_shift_ = 0, streak_ = 0;  // that distance, and how many windows
     static constexpr std::size_t max_candidates = 16;
     const bool gather_;             // hash candidate windows in batches, a block ahead
     std::size_t gather_range_ = 0;  // otherwise this far ahead (0: one at a time)

@@ -375,29 +375,40 @@ TEST_CASE("tail windows with weak hits are hashed in batches of different length
     }
 }
 
-TEST_CASE("windows in a run of one byte value that missed are passed over, with the delta unchanged") {
-    // Crafted records with the weak sums of blocks of 'A' and of 'B' (wrong strong
-    // sums): every window inside such a run hits and misses, and once one has, the
-    // rest of the run is passed over. A block of 'C' is real: 'C' runs copy it.
-    // Runs shorter than, equal to and longer than a block, at the edges of copies,
-    // and long enough (3 MiB of new data) for segments scanned in parallel.
+TEST_CASE("windows equal to earlier windows that missed are passed over, with the delta unchanged") {
+    // Crafted records with the weak sums of every block-long window of runs of 'A'
+    // and 'B' and of data repeating "xy", "pqr" and "01234567" (wrong strong sums):
+    // every window there hits and misses, and once a whole period of them has, the
+    // rest of the run or repetition is passed over. A block of 'C' is real: 'C'
+    // runs copy it. Runs shorter than, equal to and longer than a block, at the
+    // edges of copies, and 3 MiB of new data for segments scanned in parallel.
     const std::uint32_t block = 512;
     test::bytes basis = test::random_bytes(64 << 10, 91);
     basis.insert(basis.end(), block, 'C');
+    const std::string fills[] = {"A", "B", "xy", "pqr", "01234567"};
+    auto repeat = [](const std::string& pattern, std::size_t phase, std::size_t len) {
+        test::bytes out(len);
+        for (std::size_t i = 0; i < len; ++i) out[i] = static_cast<std::uint8_t>(pattern[(phase + i) % pattern.size()]);
+        return out;
+    };
+    auto append = [](test::bytes& to, const test::bytes& what) { to.insert(to.end(), what.begin(), what.end()); };
+    // One phase of "pqr" is real too: after each COPY of it (512 bytes, not a whole
+    // number of periods) one window misses before the next match, equal to the one
+    // after the previous COPY, yet no whole period of windows in a row misses.
+    append(basis, repeat("pqr", 0, block));
     test::bytes next;
     const std::size_t run_lengths[] = {block / 2, block, block + 1, 3 * block + 17, 40000, 300000};
     for (std::size_t part = 0; next.size() < (3u << 20); ++part) {
-        const test::bytes noise = test::random_bytes(1000 + 311 * (part % 7), 92 + part);
-        next.insert(next.end(), noise.begin(), noise.end());
+        append(next, test::random_bytes(1000 + 311 * (part % 7), 92 + part));
         const std::size_t len = run_lengths[part % 6];
-        next.insert(next.end(), len, part % 3 == 2 ? 'B' : 'A');
+        append(next, repeat(fills[part % 5], part, len));
         if (part % 4 == 1) next.insert(next.end(), run_lengths[(part + 1) % 6], 'C');
         const std::size_t from = (part * 4096) % (60 << 10);
         next.insert(next.end(), basis.begin() + static_cast<std::ptrdiff_t>(from),
                     basis.begin() + static_cast<std::ptrdiff_t>(from + 3 * block));
-        if (part % 5 == 3) next.insert(next.end(), len, 'A');  // a run right after a copy
+        if (part % 5 == 3) append(next, repeat(fills[part % 3], 0, len));  // right after a copy
     }
-    next.insert(next.end(), 2 * block, 'A');  // and at the end of the input
+    append(next, repeat("pqr", 1, 2 * block));  // and at the end of the input
     for (const std::uint32_t m : {0x72730147u, 0x72730137u, 0x72730146u, 0x72730136u}) {
         CAPTURE(m);
         const std::uint32_t strong_len = (m & 0xf) == 6 ? 16 : 32;
@@ -408,13 +419,14 @@ TEST_CASE("windows in a run of one byte value that missed are passed over, with 
         signature crafted{plain->params()};
         for (std::size_t i = 0; i < plain->block_count(); ++i)
             REQUIRE(crafted.add_block(plain->weak_sum(i), plain->strong_sum(i)));
-        for (const std::uint8_t value : {'A', 'B'}) {
-            auto run_sig = make_signature(test::bytes(block, value), {m, block, strong_len});
-            REQUIRE(run_sig.ok());
-            auto run = load_signature(*run_sig);
-            REQUIRE(run.ok());
-            REQUIRE(crafted.add_block(run->weak_sum(0), test::random_bytes(strong_len, value)));
-        }
+        for (const std::string& fill : fills)
+            for (std::size_t phase = 0; phase < fill.size(); ++phase) {
+                auto window_sig = make_signature(repeat(fill, phase, block), {m, block, strong_len});
+                REQUIRE(window_sig.ok());
+                auto window = load_signature(*window_sig);
+                REQUIRE(window.ok());
+                REQUIRE(crafted.add_block(window->weak_sum(0), test::random_bytes(strong_len, 300 + phase)));
+            }
         REQUIRE(plain->build_index().ok());
         REQUIRE(crafted.build_index().ok());
         for (const bool in_place_safe : {false, true}) {
@@ -423,11 +435,11 @@ TEST_CASE("windows in a run of one byte value that missed are passed over, with 
             REQUIRE(want.ok());
             for (unsigned threads : {1u, 2u}) {
                 CAPTURE(threads);
-                const auto skipped_before = detail::run_windows_skipped.load();
+                const auto skipped_before = detail::periodic_windows_skipped.load();
                 auto got = make_delta(crafted, next, 0, job_options{threads, false, in_place_safe});
                 REQUIRE(got.ok());
                 CHECK(*got == *want);
-                CHECK(detail::run_windows_skipped.load() - skipped_before > 1000000);
+                CHECK(detail::periodic_windows_skipped.load() - skipped_before > 1000000);
             }
             auto rebuilt = apply_patch(basis, *want);
             REQUIRE(rebuilt.ok());
