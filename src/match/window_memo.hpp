@@ -74,7 +74,7 @@ private:
         return true;
     }
 
-    static constexpr unsigned ring_size = 8;
+    static constexpr unsigned ring_size = 16;  // periods of up to 16 bytes
     entry ring_[ring_size];
     unsigned next_ = 0;
     // For every x in [from_, to_): x[0] == x[shift_]; bad_[0] != bad_[shift_].

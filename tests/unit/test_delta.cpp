@@ -377,7 +377,7 @@ TEST_CASE("tail windows with weak hits are hashed in batches of different length
 
 TEST_CASE("windows equal to earlier windows that missed are passed over, with the delta unchanged") {
     // Crafted records with the weak sums of every block-long window of runs of 'A'
-    // and 'B' and of data repeating "xy", "pqr" and "01234567" (wrong strong sums):
+    // and 'B' and of data repeating "xy", "pqr", "01234567" and 16 bytes (wrong strong sums):
     // every window there hits and misses, and once a whole period of them has, the
     // rest of the run or repetition is passed over. A block of 'C' is real: 'C'
     // runs copy it. Runs shorter than, equal to and longer than a block, at the
@@ -385,7 +385,7 @@ TEST_CASE("windows equal to earlier windows that missed are passed over, with th
     const std::uint32_t block = 512;
     test::bytes basis = test::random_bytes(64 << 10, 91);
     basis.insert(basis.end(), block, 'C');
-    const std::string fills[] = {"A", "B", "xy", "pqr", "01234567"};
+    const std::string fills[] = {"A", "B", "xy", "pqr", "01234567", "0123456789abcdef"};
     auto repeat = [](const std::string& pattern, std::size_t phase, std::size_t len) {
         test::bytes out(len);
         for (std::size_t i = 0; i < len; ++i) out[i] = static_cast<std::uint8_t>(pattern[(phase + i) % pattern.size()]);
@@ -401,7 +401,7 @@ TEST_CASE("windows equal to earlier windows that missed are passed over, with th
     for (std::size_t part = 0; next.size() < (3u << 20); ++part) {
         append(next, test::random_bytes(1000 + 311 * (part % 7), 92 + part));
         const std::size_t len = run_lengths[part % 6];
-        append(next, repeat(fills[part % 5], part, len));
+        append(next, repeat(fills[part % 6], part, len));
         if (part % 4 == 1) next.insert(next.end(), run_lengths[(part + 1) % 6], 'C');
         const std::size_t from = (part * 4096) % (60 << 10);
         next.insert(next.end(), basis.begin() + static_cast<std::ptrdiff_t>(from),
@@ -445,5 +445,39 @@ TEST_CASE("windows equal to earlier windows that missed are passed over, with th
             REQUIRE(rebuilt.ok());
             CHECK(*rebuilt == next);
         }
+    }
+}
+
+TEST_CASE("windows of data with a period of up to 16 bytes are hashed once per phase") {
+    // Every window of a 16-byte period hits a crafted record and misses: the memo
+    // holds all 16 phases, so 200 KB cost a few dozen strong sums (a memo of 8 hashed every
+    // window, over the work budget).
+    const std::uint32_t block = 1024;
+    const std::string pattern = "0123456789abcdef";
+    auto repeat = [&](std::size_t phase, std::size_t len) {
+        test::bytes out(len);
+        for (std::size_t i = 0; i < len; ++i) out[i] = static_cast<std::uint8_t>(pattern[(phase + i) % pattern.size()]);
+        return out;
+    };
+    const test::bytes next = repeat(0, 200000);
+    for (const std::uint32_t m : {0x72730147u, 0x72730136u}) {
+        CAPTURE(m);
+        const std::uint32_t strong_len = (m & 0xf) == 6 ? 16 : 32;
+        signature sig{sig_params{m, block, strong_len}};
+        for (std::size_t phase = 0; phase < pattern.size(); ++phase) {
+            auto one = make_signature(repeat(phase, block), {m, block, strong_len});
+            REQUIRE(one.ok());
+            auto loaded = load_signature(*one);
+            REQUIRE(loaded.ok());
+            REQUIRE(sig.add_block(loaded->weak_sum(0), test::random_bytes(strong_len, 400 + phase)));
+        }
+        REQUIRE(sig.build_index().ok());
+        auto j = make_delta_job(sig, job_options{1});
+        test::bytes out(next.size() + 4096);
+        buffers io{next.data(), next.size(), true, out.data(), out.size()};
+        auto status = j->iterate(io);
+        REQUIRE(status.ok());
+        CHECK(*status == job_status::done);
+        CHECK(j->stats().strong_calcs <= 32);  // 16 phases, and some hashed ahead in batches
     }
 }
