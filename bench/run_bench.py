@@ -371,7 +371,7 @@ class Bench:
         log(f"{op} / {scn}: {' vs '.join(tools)}, {self.args.runs} run(s) each")
         times = {t: [] for t in tools}
         rss = {t: 0 for t in tools}
-        ref, same = expected, True
+        ref, same, floor = expected, True, []
         for i in range(self.args.runs):
             # Alternate who goes first so slow drift and cache effects hit both equally.
             for tool in (tools if i % 2 == 0 else tools[::-1]):
@@ -391,8 +391,28 @@ class Bench:
                     os.replace(out, out + ".MISMATCH")
                     self.mismatches.append(f"{op} / {scn}: {tool} output {out}.MISMATCH differs from {ref}")
                     log("  !!! MISMATCH: " + self.mismatches[-1])
+            if ref and writes_much(ref):
+                floor.append(self.write_floor(ref, os.path.join(self.out, f"{tag}.floor")))
+                log(f"  run {i + 1} write floor: {floor[-1]:.3f} s")
         identical = ("yes" if same else "NO") if (expected or len(tools) > 1) else "n/a"
-        return dict(op=op, scn=scn, nbytes=nbytes, times=times, rss=rss, identical=identical)
+        return dict(op=op, scn=scn, nbytes=nbytes, times=times, rss=rss, identical=identical, floor=floor)
+
+    def write_floor(self, source, out):
+        """The time to write a copy of `source` 64 KiB at a time (rdelta's write size), timed
+        like the tools: on this machine writing a GiB of new page cache takes 0.2 s at some
+        times and 1-3 s at others, and this shows which a row's runs met."""
+        warm_free_memory(self.warm_bytes)
+        time.sleep(self.args.pause)
+        wall, _ = run_measured(["dd", f"if={source}", f"of={out}", "bs=64K", "status=none"], self.workdir)
+        os.remove(out)
+        return wall
+
+
+def writes_much(path):
+    """Outputs of 64 MiB or more with no holes get a write floor (a sparse one would be
+    written whole)."""
+    st = os.stat(path)
+    return st.st_size >= 64 * MiB and st.st_blocks * 512 >= st.st_size
 
 
 # ---------------------------------------------------------------- reporting
@@ -439,11 +459,12 @@ def report(args, results, mismatches):
         a, b = med.get("rdiff"), med["rdelta"]
         mibps = lambda s: None if s is None else r["nbytes"] / MiB / s
         rss = lambda t: r["rss"][t] / 1024 if t in r["rss"] else None
+        floor = statistics.median(r["floor"]) if r["floor"] else None
         rows.append([r["op"], r["scn"], fmt(a, ".3f"), fmt(b, ".3f"), fmt(a / b if a else None, ".2f") + ("x" if a else ""),
                      fmt(mibps(a), ".0f"), fmt(mibps(b), ".0f"), fmt(rss("rdiff"), ".1f"), fmt(rss("rdelta"), ".1f"),
-                     r["identical"]])
+                     fmt(floor, ".3f"), r["identical"]])
     print_table(["operation", "scenario", "rdiff s", "rdelta s", "speedup", "rdiff MiB/s", "rdelta MiB/s",
-                 "rdiff RSS MiB", "rdelta RSS MiB", "identical"], rows, args.markdown)
+                 "rdiff RSS MiB", "rdelta RSS MiB", "write floor s", "identical"], rows, args.markdown)
     blocks = math.ceil(args.size / 1024)
     for r in (r for r in results if r["scn"] == "memory"):
         per = {t: f"{kib * 1024 / blocks:.1f} B/block (peak RSS {kib / 1024:.1f} MiB)" for t, kib in r["rss"].items()}
