@@ -109,10 +109,24 @@ result<void> write_batch::write(std::uint64_t pos, std::span<const std::uint8_t>
 result<void> write_batch::write_zeros(std::uint64_t pos, std::uint64_t len) {
     constexpr std::uint64_t small = std::uint64_t{64} << 10;
     if (file_.is_hole(pos, len)) return {};
-    if (len <= small) return write(pos, {zeros().data(), static_cast<std::size_t>(len)});
+    if (len <= small) return write_zeros_over_data(pos, len);
     const std::uint64_t half = std::max<std::uint64_t>(((pos + len / 2) & ~std::uint64_t{4095}) - pos, 1);
     if (auto w = write_zeros(pos, half); !w) return w;
     return write_zeros(pos + half, len - half);
+}
+
+// Zeros over the stored parts of [pos, pos + len) only: the holes in it stay holes
+// (writing zeros there would allocate them, and a patch applied again to an image it
+// already made would change its layout).
+result<void> write_batch::write_zeros_over_data(std::uint64_t pos, std::uint64_t len) {
+    for (const std::uint64_t end = pos + len; pos < end;) {
+        const auto [hole, length] = file_.extent(pos, end - pos);
+        const std::uint64_t n = length > 0 ? std::min(length, end - pos) : end - pos;
+        if (!hole)
+            if (auto w = write(pos, {zeros().data(), static_cast<std::size_t>(n)}); !w) return w;
+        pos += n;
+    }
+    return {};
 }
 
 result<void> write_batch::run(const op& o) {

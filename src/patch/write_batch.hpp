@@ -53,6 +53,7 @@ private:
     result<void> run(const op& o);
     result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes);
     result<void> write_zeros(std::uint64_t pos, std::uint64_t len);
+    result<void> write_zeros_over_data(std::uint64_t pos, std::uint64_t len);
 
     in_place_file& file_;
     journal_writer* journal_;

@@ -2,6 +2,8 @@
 // deltas are refused before anything is written, same-offset copies write nothing.
 #include "test_helpers.hpp"
 
+#include "patch/write_batch.hpp"
+
 #include <rdelta/delta.hpp>
 #include <rdelta/in_place.hpp>
 #include <rdelta/patch.hpp>
@@ -257,4 +259,21 @@ TEST_CASE("in place: zeros copied or written onto holes are not written, holes a
         CHECK(file.holes_read == 0);
         CHECK(file.is_hole(256 << 10, 512 << 10));
     }
+}
+
+TEST_CASE("in place: zeros written over a range that is partly hole leave the hole a hole") {
+    // 32 KiB of zeros over [4, 36) KiB, where [8, 16) KiB is a hole: only the stored
+    // pages are written, so a patch applied again to an image it made keeps its layout.
+    test::bytes content = test::random_bytes(128 << 10, 83);
+    std::fill(content.begin() + (8 << 10), content.begin() + (16 << 10), 0);
+    sparse_file file(content, 8 << 10, 16 << 10);
+    detail::write_batch batch(file, nullptr, std::uint64_t{1} << 30);
+    const test::bytes zeros(32 << 10, 0);
+    REQUIRE(batch.literal(4 << 10, zeros).ok());
+    REQUIRE(batch.flush().ok());
+    CHECK(std::all_of(file.bytes_.begin() + (4 << 10), file.bytes_.begin() + (36 << 10), [](auto b) { return b == 0; }));
+    CHECK(file.is_hole(8 << 10, 8 << 10));
+    CHECK_FALSE(file.is_hole(4 << 10, 4 << 10));
+    CHECK_FALSE(file.is_hole(16 << 10, 20 << 10));
+    CHECK(file.written == (24u << 10));
 }
