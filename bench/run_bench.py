@@ -398,12 +398,12 @@ class Bench:
         return dict(op=op, scn=scn, nbytes=nbytes, times=times, rss=rss, identical=identical, floor=floor)
 
     def write_floor(self, source, out):
-        """The time to write a copy of `source` 64 KiB at a time (rdelta's write size), timed
+        """The time to write a copy of `source` 32 KiB at a time (rdelta's write size), timed
         like the tools: on this machine writing a GiB of new page cache takes 0.2 s at some
         times and 1-3 s at others, and this shows which a row's runs met."""
         warm_free_memory(self.warm_bytes)
         time.sleep(self.args.pause)
-        wall, _ = run_measured(["dd", f"if={source}", f"of={out}", "bs=64K", "status=none"], self.workdir)
+        wall, _ = run_measured(["dd", f"if={source}", f"of={out}", "bs=32K", "status=none"], self.workdir)
         os.remove(out)
         return wall
 
