@@ -34,6 +34,11 @@ namespace rdelta::cli {
 namespace {
 
 constexpr std::size_t default_chunk = std::size_t{8} << 20;
+// A patch reads its delta 256 KiB at a time: the literal bytes then pass from the
+// read buffer to the writer's buffers while still in the core's cache. Patching
+// 1 GiB of literals took 0.32 s against 0.35-0.41 s with 8 MiB reads (medians of 8,
+// alternating); a delta of mostly copies 0.314 against 0.324 s.
+constexpr std::size_t patch_delta_chunk = std::size_t{256} << 10;
 // rdiff 2.3.2 cannot load signatures with larger blocks (4 x block_len overflows an int).
 constexpr std::int64_t max_block_size = 536870911;
 
@@ -408,7 +413,7 @@ int patch_command(const request& req, const invocation& inv) {
         to_file = behind->sink();
     }
     auto j = make_patch_job(basis, options);
-    auto done = drive(*j, *delta_in, to_file, default_chunk, meter.get(), !by_delta);
+    auto done = drive(*j, *delta_in, to_file, patch_delta_chunk, meter.get(), !by_delta);
     const result<void> written = done && behind ? behind->finish() : result<void>{};
     meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
