@@ -197,7 +197,7 @@ result<void> output_file::write_all(const std::uint8_t* p, std::size_t n) {
     // (32 KiB) or less are recycled through the per-CPU free lists, while larger ones
     // come from the buddy allocator's big free blocks, which a virtual machine may
     // have handed back to its host. Patching 1 GiB here while another GiB written
-    // just before sat in the page cache: 64 KiB writes took 0.26-2.2 s (5 of 16 runs
+    // just before sat in the page cache: 64 KiB writes took 0.26-1.85 s (4 of 16 runs
     // over 1.5 s), 32 KiB 0.31-0.70 s; with no such file, 0.286 against 0.303 s.
     constexpr std::size_t piece = std::size_t{32} << 10;
     while (n > 0) {
