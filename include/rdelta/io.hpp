@@ -52,6 +52,17 @@ public:
     /// A byte_sink calling write(), valid while this object lives.
     byte_sink sink();
 
+    /// The same hand-over with the roles swapped: `produce` runs on a thread of its
+    /// own and writes into a sink whose buffers `downstream` receives on the calling
+    /// thread. Page cache a write allocates comes first from memory freed on the
+    /// writing thread's CPU, and the calling thread is the one most likely still on
+    /// the CPU where the process started. Returns the first error of `produce` or
+    /// `downstream`. Without a thread, `produce` writes to `downstream` directly.
+    static result<void> produce_on_helper(const byte_sink& downstream,
+                                          const std::function<result<void>(const byte_sink&)>& produce,
+                                          std::size_t buffer_size = std::size_t{256} << 10,
+                                          std::size_t max_in_flight = 8);
+
 private:
     struct state;
     std::unique_ptr<state> s_;

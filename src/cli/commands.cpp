@@ -404,21 +404,22 @@ int patch_command(const request& req, const invocation& inv) {
         options.take_trailer = [&](std::span<const std::uint8_t> t) { trailer.assign(t.begin(), t.end()); };
         if (kernel_copy_pays(req, *out)) options.copy_direct = direct_file_copy(basis, *out);
     }
-    // Without kernel copies the output is written on a thread of its own: copying
-    // into the page cache costs as much as reading the basis and running the job.
-    std::optional<background_sink> behind;  // declared after `out`: stops before the file goes
-    byte_sink to_file = sink_to(*out);
-    if (!options.copy_direct) {
-        behind.emplace(std::move(to_file));
-        to_file = behind->sink();
-    }
+    // Without kernel copies the job runs on a second thread and this one writes the
+    // output: copying into the page cache costs as much as reading the basis and
+    // running the job. The writes stay on the thread that started where the parent
+    // ran, since new page cache comes first from memory freed on the writing CPU:
+    // with a GiB written just before, patching 1 GiB took 0.318 s (edits) and 0.339 s
+    // (literals) this way, 0.789 and 0.627 s with the writes on the second thread
+    // (medians of 10, alternating; rdiff 0.475 s).
+    const byte_sink to_file = sink_to(*out);
     auto j = make_patch_job(basis, options);
-    auto done = drive(*j, *delta_in, to_file, patch_delta_chunk, meter.get(), !by_delta);
-    const result<void> written = done && behind ? behind->finish() : result<void>{};
+    const auto run_job = [&](const byte_sink& sink) {
+        return drive(*j, *delta_in, sink, patch_delta_chunk, meter.get(), !by_delta);
+    };
+    const result<void> done = options.copy_direct ? run_job(to_file) : background_sink::produce_on_helper(to_file, run_job);
     meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
     if (!done) return report(inv, done.err());
-    if (!written) return report(inv, written.err());
     if (!trailer.empty()) {
         written_output written(*out);
         auto checked = verify_trailer(trailer, written, static_cast<std::uint64_t>(j->stats().out_bytes), options.delta_name);

@@ -131,6 +131,53 @@ result<void> background_sink::finish() {
     return handed;
 }
 
+result<void> background_sink::produce_on_helper(const byte_sink& downstream,
+                                                const std::function<result<void>(const byte_sink&)>& produce,
+                                                std::size_t buffer_size, std::size_t max_in_flight) {
+    std::unique_ptr<state> s;
+    try {
+        s = std::make_unique<state>();
+        s->downstream = downstream;
+    } catch (...) {
+        return produce(downstream);
+    }
+    s->buffer_size = std::max<std::size_t>(buffer_size, 1);
+    s->max_in_flight = std::max<std::size_t>(max_in_flight, 1);
+    s->threaded = true;
+    state* const st = s.get();
+    const byte_sink into_queue = [st](std::span<const std::uint8_t> bytes) -> result<void> {
+        try {
+            return st->write(bytes);
+        } catch (const std::bad_alloc&) {
+            return fail(errc::mem_error, "out of memory for an output buffer");
+        }
+    };
+    result<void> produced{};
+    std::thread helper;
+    try {
+        helper = std::thread([&produced, &produce, &into_queue, st] {
+            try {
+                produced = produce(into_queue);
+                if (produced && !st->filling.empty()) produced = st->hand_over();
+            } catch (...) {
+                produced = fail(errc::mem_error, "out of memory for an output buffer");
+            }
+            {
+                std::lock_guard lock(st->m);
+                st->closing = true;
+            }
+            st->work.notify_one();
+        });
+    } catch (...) {  // no thread: the caller makes and writes the bytes
+        return produce(downstream);
+    }
+    st->write_loop();
+    helper.join();
+    if (!produced) return produced;
+    if (st->failed) return *st->failed;
+    return {};
+}
+
 byte_sink background_sink::sink() {
     return [this](std::span<const std::uint8_t> bytes) { return write(bytes); };
 }

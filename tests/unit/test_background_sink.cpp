@@ -76,3 +76,72 @@ TEST_CASE("background_sink bounds what waits for a slow output, and drops it wit
     }  // destroyed without finish(): no hang, pending bytes dropped
     CHECK(calls >= 1);
 }
+
+TEST_CASE("produce_on_helper: the producer runs on another thread, the bytes arrive in order on the caller's") {
+    const auto data = test::random_bytes(3'000'000, 14);
+    test::bytes got;
+    std::thread::id producer_thread, writer_thread;
+    const auto done = background_sink::produce_on_helper(
+        [&](std::span<const std::uint8_t> b) -> result<void> {
+            writer_thread = std::this_thread::get_id();
+            got.insert(got.end(), b.begin(), b.end());
+            return {};
+        },
+        [&](const byte_sink& sink) -> result<void> {
+            producer_thread = std::this_thread::get_id();
+            for (std::size_t at = 0, n = 1; at < data.size(); at += n, n = n * 3 % 10007 + 1) {
+                n = std::min(n, data.size() - at);
+                if (auto w = sink({data.data() + at, n}); !w) return w;
+            }
+            return {};
+        },
+        4096, 2);
+    REQUIRE(done.ok());
+    CHECK(got == data);
+    CHECK(writer_thread == std::this_thread::get_id());
+    CHECK(producer_thread != std::this_thread::get_id());
+}
+
+TEST_CASE("produce_on_helper returns the writer's error to the producer and to the caller") {
+    int calls = 0;
+    bool producer_saw_error = false;
+    const auto data = test::random_bytes(100'000, 15);
+    const auto done = background_sink::produce_on_helper(
+        [&](std::span<const std::uint8_t>) -> result<void> {
+            ++calls;
+            return fail(errc::io_error, "out: write failed: No space left on device");
+        },
+        [&](const byte_sink& sink) -> result<void> {
+            for (std::size_t at = 0; at < data.size(); at += 500)
+                if (auto w = sink({data.data() + at, 500}); !w) {
+                    producer_saw_error = true;
+                    return w;
+                }
+            return {};
+        },
+        1000, 1);
+    REQUIRE_FALSE(done.ok());
+    CHECK(done.err().code == errc::io_error);
+    CHECK(done.err().message == "out: write failed: No space left on device");
+    CHECK(producer_saw_error);
+    CHECK(calls == 1);
+}
+
+TEST_CASE("produce_on_helper returns the producer's error, with what it wrote before it") {
+    test::bytes got;
+    const auto done = background_sink::produce_on_helper(
+        [&](std::span<const std::uint8_t> b) -> result<void> {
+            got.insert(got.end(), b.begin(), b.end());
+            return {};
+        },
+        [&](const byte_sink& sink) -> result<void> {
+            const std::uint8_t x[3] = {1, 2, 3};
+            if (auto w = sink(x); !w) return w;
+            return fail(errc::corrupt, "d.delta: bad command");
+        },
+        2, 4);
+    REQUIRE_FALSE(done.ok());
+    CHECK(done.err().code == errc::corrupt);
+    CHECK(done.err().message == "d.delta: bad command");
+    CHECK(got.size() >= 2);  // full buffers reach the writer; what the error cut short need not
+}
