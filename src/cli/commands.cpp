@@ -161,26 +161,26 @@ byte_sink sink_to(output_file& out) {
     return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes.data(), bytes.size()); };
 }
 
-// The output of signature and delta: the file (or stream), and the compressor
-// (codec::none passes bytes through) in front of it.
-// With `behind`, the bytes reach the file on a thread of their own (background_sink).
-int open_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out,
-                std::optional<compressing_writer>& packed, std::optional<background_sink>* behind = nullptr) {
+// The output file (or stream) of signature and delta.
+int create_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out) {
     auto created = output_file::create(path, req.force);
     if (!created) return report_output_create(inv, path, created.err());
     out.emplace(std::move(*created));
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);
-    byte_sink to_file = sink_to(*out);
-    if (behind) {
-        // 32 buffers of 256 KiB: a delta chunk's output fits, so the scan goes on while
-        // a slow write catches up instead of stopping the core that would run it
-        // (1 GiB of unrelated data: wall / (CPU / 2) 1.19-1.37, 1.29-1.70 with 8).
-        behind->emplace(std::move(to_file), std::size_t{256} << 10, 32);
-        to_file = (*behind)->sink();
-    }
+    return exit_success;
+}
+
+// The compressor (codec::none passes bytes through) in front of `to_file`.
+result<compressing_writer> open_packer(const request& req, const output_file& out, byte_sink to_file) {
     const compression_options packing{req.compression, req.compression_level, static_cast<unsigned>(req.threads)};
-    auto writer = compressing_writer::open(packing, out->name(), std::move(to_file));
+    return compressing_writer::open(packing, out.name(), std::move(to_file));
+}
+
+int open_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out,
+                std::optional<compressing_writer>& packed) {
+    if (int rc = create_output(req, inv, path, out)) return rc;
+    auto writer = open_packer(req, *out, sink_to(*out));
     if (!writer) return report(inv, writer.err());
     packed.emplace(std::move(*writer));
     return exit_success;
@@ -319,11 +319,8 @@ int delta_command(const request& req, const invocation& inv) {
     stats.job_done(loader->stats());
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
-    // Declared in this order so that the writer thread stops before the file goes.
     std::optional<output_file> out;
-    std::optional<background_sink> behind;  // a delta's output is written while the scan goes on
-    std::optional<compressing_writer> packed;
-    if (int rc = open_output(req, inv, out_path, out, packed, &behind)) return rc;
+    if (int rc = create_output(req, inv, out_path, out)) return rc;
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
     // An in-place delta carries the trailer by default: patch --in-place then verifies
     // the image and refuses to apply the delta twice.
@@ -332,14 +329,25 @@ int delta_command(const request& req, const invocation& inv) {
     // rdiff has no work budget; rdelta's default is the library's.
     if (inv.as_rdiff) options.max_strong_work = 0;
     else if (req.max_strong_work >= 0) options.max_strong_work = static_cast<std::uint64_t>(req.max_strong_work);
-    auto made = sig.block_count() > 0 && new_in->regular_size() >= 0
-                    ? delta_of_file(sig, *new_in, options, *packed, *meter)
-                    : delta_of_stream(sig, *new_in, options, req, *packed, *meter);
+    std::optional<job_stats> made;
+    const auto run_delta = [&](const byte_sink& to_file) -> result<void> {
+        auto packed = open_packer(req, *out, to_file);
+        if (!packed) return std::move(packed).err();
+        auto scanned = sig.block_count() > 0 && new_in->regular_size() >= 0
+                           ? delta_of_file(sig, *new_in, options, *packed, *meter)
+                           : delta_of_stream(sig, *new_in, options, req, *packed, *meter);
+        if (!scanned) return std::move(scanned).err();
+        made = *scanned;
+        return packed->finish();
+    };
+    // The scan runs on a second thread (and the worker pool) while this one writes
+    // the output, as patch does (patch_command says why this thread); 32 buffers of
+    // 256 KiB hold a delta chunk's output, so the scan goes on while a slow write
+    // catches up.
+    const result<void> done = background_sink::produce_on_helper(sink_to(*out), run_delta, std::size_t{256} << 10, 32);
     meter->finish();
-    if (!made) return report(inv, made.err());
+    if (!done) return report(inv, done.err());
     stats.line(format_match_stats(*made));
-    if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
-    if (auto written = behind->finish(); !written) return report(inv, written.err());
     if (int rc = publish(*out, inv, req.quiet)) return rc;
     stats.job_done(*made);
     meter->summary(made->in_bytes);
