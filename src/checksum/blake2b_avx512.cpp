@@ -1,7 +1,13 @@
-// blake2b_avx512.cpp - BLAKE2b-256 of 8 messages at once (AVX-512).
+// blake2b_avx512.cpp - BLAKE2b-256 of 8 messages at once (AVX-512), and of 16 as
+// two interleaved groups of 8.
+//
+// Each mix is one serial chain and a round has four independent ones, too few to
+// keep the vector units busy: the 16-message kernel runs every operation on two
+// zmm registers of unrelated messages, which doubles the independent chains
+// (32 KiB messages in L2 on Zen 5: 6.1 GB/s against 5.2 GB/s with 8).
 //
 // Compiled with -mavx512f -mavx512bw -mavx512vl -mavx2 -mbmi2. Only
-// blake2b256_x8_avx512 and blake2b256_x8_var_avx512 have external linkage;
+// blake2b256_x8_avx512, blake2b256_x8_var_avx512 and blake2b256_x16_avx512 have external linkage;
 // everything else is in an anonymous namespace and this file includes no STL
 // (see blake2b_avx2.cpp).
 #include "blake2b_kernels.hpp"
@@ -26,10 +32,13 @@
 namespace rdelta::detail {
 namespace {
 
+#define RDELTA_B2_INLINE inline __attribute__((always_inline))
+
+namespace one_zmm {
+
 // Lane-type abstraction for blake2b_simd_body.inc: message i in 64-bit lane i of a zmm.
 using vec = __m512i;
 constexpr std::size_t lanes = 8;
-#define RDELTA_B2_INLINE inline __attribute__((always_inline))
 #define RDELTA_B2_LANE_TYPE_DEFINED 1
 
 RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept { return _mm512_add_epi64(a, b); }
@@ -93,16 +102,74 @@ RDELTA_B2_INLINE void store_digests(const vec h[8], std::uint8_t* out, std::size
 
 #include "blake2b_simd_body.inc"
 
+#undef RDELTA_B2_LANE_TYPE_DEFINED
+
+}  // namespace one_zmm
+
+namespace two_zmm {
+
+// Lane-type abstraction for blake2b_simd_body.inc: messages 0..7 in the lanes of
+// `lo`, 8..15 in those of `hi`; every operation is done on both.
+struct vec {
+    __m512i lo, hi;
+};
+constexpr std::size_t lanes = 16;
+#define RDELTA_B2_LANE_TYPE_DEFINED 1
+
+RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept { return {_mm512_add_epi64(a.lo, b.lo), _mm512_add_epi64(a.hi, b.hi)}; }
+RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept { return {_mm512_xor_si512(a.lo, b.lo), _mm512_xor_si512(a.hi, b.hi)}; }
+RDELTA_B2_INLINE vec vand(vec a, vec b) noexcept { return {_mm512_and_si512(a.lo, b.lo), _mm512_and_si512(a.hi, b.hi)}; }
+RDELTA_B2_INLINE vec vset1(std::uint64_t x) noexcept {
+    const __m512i v = _mm512_set1_epi64(static_cast<long long>(x));
+    return {v, v};
+}
+RDELTA_B2_INLINE vec vload(const std::uint64_t* w) noexcept { return {_mm512_load_si512(w), _mm512_load_si512(w + 8)}; }
+template <int R>
+RDELTA_B2_INLINE vec ror(vec x) noexcept {
+    return {_mm512_ror_epi64(x.lo, R), _mm512_ror_epi64(x.hi, R)};
+}
+RDELTA_B2_INLINE vec ror32(vec x) noexcept { return ror<32>(x); }
+RDELTA_B2_INLINE vec ror24(vec x) noexcept { return ror<24>(x); }
+RDELTA_B2_INLINE vec ror16(vec x) noexcept { return ror<16>(x); }
+RDELTA_B2_INLINE vec ror63(vec x) noexcept { return ror<63>(x); }
+
+RDELTA_B2_INLINE void load_words(const std::uint8_t* const p[lanes], vec m[16]) noexcept {
+    __m512i lo[16], hi[16];
+    one_zmm::load_words(p, lo);
+    one_zmm::load_words(p + 8, hi);
+    for (int j = 0; j < 16; ++j) m[j] = {lo[j], hi[j]};
+}
+
+RDELTA_B2_INLINE void store_digests(const vec h[8], std::uint8_t* out, std::size_t stride) noexcept {
+    __m512i lo[8], hi[8];
+    for (int j = 0; j < 8; ++j) lo[j] = h[j].lo, hi[j] = h[j].hi;
+    one_zmm::store_digests(lo, out, stride);
+    one_zmm::store_digests(hi, out + 8 * stride, stride);
+}
+
+#define RDELTA_B2_EQUAL_LENGTHS_ONLY 1
+#include "blake2b_simd_body.inc"
+
+#undef RDELTA_B2_EQUAL_LENGTHS_ONLY
+#undef RDELTA_B2_LANE_TYPE_DEFINED
+
+}  // namespace two_zmm
+
 }  // namespace
 
 void blake2b256_x8_avx512(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
                           std::size_t out_stride) noexcept {
-    hash_lanes(msgs, len, out, out_stride);
+    one_zmm::hash_lanes(msgs, len, out, out_stride);
 }
 
 void blake2b256_x8_var_avx512(const std::uint8_t* const msgs[8], const std::size_t lens[8], std::uint8_t* out,
                               std::size_t out_stride) noexcept {
-    hash_lanes_var(msgs, lens, out, out_stride);
+    one_zmm::hash_lanes_var(msgs, lens, out, out_stride);
+}
+
+void blake2b256_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out,
+                           std::size_t out_stride) noexcept {
+    two_zmm::hash_lanes(msgs, len, out, out_stride);
 }
 
 }  // namespace rdelta::detail

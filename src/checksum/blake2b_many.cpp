@@ -1,8 +1,10 @@
 // blake2b_many.cpp - dispatch for multi-buffer BLAKE2b-256.
 //
-// Full groups of 8 blocks go to the AVX-512 kernel and of 4 to the AVX2 kernel;
-// messages of different lengths (blake2b256_gather_var) follow the same
-// schedule with the _var kernels, whose call costs as much as its longest lane.
+// Full groups of 16 equal-length blocks go to the 16-lane AVX-512 kernel (two
+// interleaved groups of 8, blake2b_avx512.cpp says why), then groups of 8 to the
+// 8-lane one and of 4 to the AVX2 kernel; messages of different lengths
+// (blake2b256_gather_var) follow the same schedule from 8 lanes down with the
+// _var kernels, whose call costs as much as its longest lane.
 // A remainder of 2..7 blocks still goes to a kernel, with the unused lanes
 // repeating the last block: one kernel call costs about as much as one libb2
 // call (measured: x8 on 8 blocks ~ x4 on 4 ~ libb2 on 1), so a partly empty
@@ -27,7 +29,7 @@ namespace rdelta::detail {
 namespace {
 
 constexpr std::size_t digest_len = 32;
-constexpr std::size_t max_lanes = 8;
+constexpr std::size_t max_lanes = 16;
 
 #if !defined(__aarch64__)
 // Hashes messages group[0 .. n-1] (1 <= n <= width) with one call of a `width`-lane
@@ -48,6 +50,8 @@ void hash_group(std::size_t width, const std::uint8_t* const* group, const std::
     const std::size_t dst_stride = n == width ? out_stride : digest_len;
     if (lens) {
         (width == 8 ? blake2b256_x8_var_avx512 : blake2b256_x4_var_avx2)(msgs, lane_lens, dst, dst_stride);
+    } else if (width == 16) {
+        blake2b256_x16_avx512(msgs, len, dst, dst_stride);
     } else {
         (width == 8 ? blake2b256_x8_avx512 : blake2b256_x4_avx2)(msgs, len, dst, dst_stride);
     }
@@ -68,6 +72,10 @@ void gather(const std::uint8_t* const* msgs, const std::size_t* lens, std::size_
     };
     const isa level = active_isa();
     if (level >= isa::avx512) {
+        if (!lens) {
+            while (count - i >= 16) group(16, 16);
+            if (count - i > 8) group(16, count - i);  // one 16-lane call costs less than two of 8
+        }
         while (count - i >= 8) group(8, 8);
         if (count - i > 4) group(8, count - i);
     }

@@ -6,6 +6,8 @@
 #include "blake2b_many.hpp"
 #include "md4_many.hpp"
 
+#include "cpu/cpu_features.hpp"
+
 #include <blake2.h>
 
 namespace rdelta::detail {
@@ -23,6 +25,14 @@ void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t blo
                      std::size_t count, std::uint8_t* out) noexcept {
     if (kind == strong_kind::md4) return md4_many(data, block_len, count, out, digest_stride);
     blake2b256_many(data, block_len, count, out, digest_stride);
+}
+
+std::size_t strong_sum_lanes(strong_kind kind) noexcept {
+    if (kind == strong_kind::md4) return 16;
+#if !defined(__aarch64__)
+    if (active_isa() >= isa::avx512) return 16;  // blake2b256_x16_avx512
+#endif
+    return 8;
 }
 
 void strong_sum_gather(strong_kind kind, const std::uint8_t* const* msgs, std::size_t len, std::size_t count,

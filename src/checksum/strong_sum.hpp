@@ -22,6 +22,10 @@ void strong_sum(strong_kind kind, const std::uint8_t* data, std::size_t len, std
 void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t block_len,
                      std::size_t count, std::uint8_t* out) noexcept;
 
+/// How many equal-length blocks strong_sum_gather() hashes in one multi-buffer
+/// call at the active ISA level: a batch of candidates worth collecting.
+std::size_t strong_sum_lanes(strong_kind kind) noexcept;
+
 /// Digests of `count` blocks of `len` bytes at msgs[i] (anywhere in memory), in
 /// one multi-buffer pass; digest i is written at out + i * digest_stride.
 void strong_sum_gather(strong_kind kind, const std::uint8_t* const* msgs, std::size_t len, std::size_t count,

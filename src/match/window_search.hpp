@@ -324,7 +324,7 @@ private:
     // where the gathering stopped (next_candidate).
     const std::uint8_t* hash_candidates(const std::uint8_t* d, std::size_t p, std::size_t limit, std::size_t range) {
         const std::size_t bl = block_len_;
-        const std::size_t lanes = strong_ == strong_kind::md4 ? max_candidates : 8;
+        const std::size_t lanes = std::min(max_candidates, strong_sum_lanes(strong_));
         candidate_at_[0] = d + p;
         std::size_t n = 1;
         weak_state w = weak_;  // the window at p

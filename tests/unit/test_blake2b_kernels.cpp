@@ -121,6 +121,7 @@ const std::vector<kernel_case> kernels = {
 #if !defined(__aarch64__)
     {"blake2b256_x4_avx2", isa::avx2, 4, blake2b256_x4_avx2},
     {"blake2b256_x8_avx512", isa::avx512, 8, blake2b256_x8_avx512},
+    {"blake2b256_x16_avx512", isa::avx512, 16, blake2b256_x16_avx512},
 #endif
 };
 
