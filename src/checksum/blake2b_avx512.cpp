@@ -109,7 +109,8 @@ RDELTA_B2_INLINE void store_digests(const vec h[8], std::uint8_t* out, std::size
 namespace two_zmm {
 
 // Lane-type abstraction for blake2b_simd_body.inc: messages 0..7 in the lanes of
-// `lo`, 8..15 in those of `hi`; every operation is done on both.
+// `lo`, 8..15 in those of `hi`; every operation is done on both. Equal lengths
+// only (RDELTA_B2_EQUAL_LENGTHS_ONLY), so vand and vload are not needed.
 struct vec {
     __m512i lo, hi;
 };
@@ -118,12 +119,10 @@ constexpr std::size_t lanes = 16;
 
 RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept { return {_mm512_add_epi64(a.lo, b.lo), _mm512_add_epi64(a.hi, b.hi)}; }
 RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept { return {_mm512_xor_si512(a.lo, b.lo), _mm512_xor_si512(a.hi, b.hi)}; }
-RDELTA_B2_INLINE vec vand(vec a, vec b) noexcept { return {_mm512_and_si512(a.lo, b.lo), _mm512_and_si512(a.hi, b.hi)}; }
 RDELTA_B2_INLINE vec vset1(std::uint64_t x) noexcept {
     const __m512i v = _mm512_set1_epi64(static_cast<long long>(x));
     return {v, v};
 }
-RDELTA_B2_INLINE vec vload(const std::uint64_t* w) noexcept { return {_mm512_load_si512(w), _mm512_load_si512(w + 8)}; }
 template <int R>
 RDELTA_B2_INLINE vec ror(vec x) noexcept {
     return {_mm512_ror_epi64(x.lo, R), _mm512_ror_epi64(x.hi, R)};
