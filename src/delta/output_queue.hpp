@@ -65,6 +65,16 @@ public:
         }
         read_ = end_ = 0;
     }
+    /// With a spill sink: pass what is queued, then `n` bytes at `p` straight to the
+    /// sink, without copying them into the queue first; false (nothing done) without one.
+    bool pass_through(const std::uint8_t* p, std::size_t n) {
+        if (!spill_) return false;
+        spill();
+        if (spill_error_) return true;  // later bytes are dropped, as in spill()
+        if (auto sent = (*spill_)({p, n}); !sent) spill_error_ = std::move(sent).err();
+        else spilled_ += n;
+        return true;
+    }
     const std::optional<error>& spill_error() const noexcept { return spill_error_; }
     /// Bytes passed to spill sinks so far.
     std::uint64_t spilled() const noexcept { return spilled_; }

