@@ -1,6 +1,7 @@
 // parallel.hpp - run independent pieces of work on several cores.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 
@@ -8,6 +9,12 @@ namespace rdelta::detail {
 
 /// Number of cores to use when the caller asks for 0 ("all").
 unsigned default_threads() noexcept;
+
+/// Bytes of work per core below which splitting a job among threads does not pay
+/// for itself (1 MiB: the delta scan's segments, the signature's slices). Only the
+/// fuzzers change it, to a few KiB, so that the parallel paths run on inputs small
+/// enough to execute hundreds of times per second; outputs do not depend on it.
+inline std::atomic<std::size_t> parallel_grain{std::size_t{1} << 20};
 
 /// Call fn(i) for i in [0, tasks) using up to `threads` threads (the caller's
 /// thread included) and return when all calls have finished. Threads come from a

@@ -23,8 +23,8 @@ namespace rdelta::detail {
 
 // Work per core that amortises the stitching at segment boundaries (where the real
 // scan may have to scan on alone for up to a block before it meets the speculative one).
-constexpr std::size_t min_segment(std::size_t block_len) {
-    return std::max<std::size_t>(std::size_t{1} << 20, 2 * block_len);
+inline std::size_t min_segment(std::size_t block_len) {
+    return std::max<std::size_t>(parallel_grain.load(std::memory_order_relaxed), 2 * block_len);
 }
 
 // Below this many windows per call there is nothing to share.

@@ -25,6 +25,10 @@
 
 namespace rdelta::detail {
 
+/// Set by the fuzzers for some inputs: the same as RDELTA_GATHER=1 for the searches
+/// started while it is set.
+inline std::atomic<bool> gather_requested{false};
+
 /// RDELTA_GATHER=1 batches candidate windows whatever the signature's size, so that
 /// small test signatures reach that path (it changes speed, never output).
 inline bool gather_forced() noexcept {
@@ -32,7 +36,7 @@ inline bool gather_forced() noexcept {
         const char* v = std::getenv("RDELTA_GATHER");
         return v != nullptr && v[0] == '1';
     }();
-    return forced;
+    return forced || gather_requested.load(std::memory_order_relaxed);
 }
 
 /// hash_candidates() and tail_digest() calls that hashed more than one window (tests

@@ -114,7 +114,7 @@ private:
     void consume(buffers& io) {
         const std::size_t bl = params_.block_len;
         // Batches big enough to share among threads, small enough to stay in cache.
-        const std::size_t batch_blocks = std::max<std::size_t>(1, (threads_ * (std::size_t{4} << 20)) / bl);
+        const std::size_t batch_blocks = std::max<std::size_t>(1, threads_ * 4 * detail::parallel_grain / bl);
         while (io.avail_in > 0 && out_.size() < (1u << 20)) {
             if (!pending_.empty() || io.avail_in < bl) {
                 const std::size_t take = std::min(bl - pending_.size(), io.avail_in);
@@ -142,7 +142,7 @@ private:
     void emit_blocks(const std::uint8_t* p, std::size_t len, std::size_t count) {
         const std::size_t rec = 4 + params_.strong_len;
         std::uint8_t* o = out_.reserve(count * rec);
-        constexpr std::size_t slice_bytes = std::size_t{1} << 20;
+        const std::size_t slice_bytes = detail::parallel_grain;
         const std::size_t per_slice = std::max<std::size_t>(1, slice_bytes / len);
         const std::size_t slices = (count + per_slice - 1) / per_slice;
         if (digests_.size() < count * detail::digest_stride) digests_.resize(count * detail::digest_stride);
