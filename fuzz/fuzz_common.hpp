@@ -228,8 +228,10 @@ struct xorshift {
     std::size_t below(std::size_t n) noexcept { return n ? static_cast<std::size_t>(next() % n) : 0; }
 };
 
-/// About `target` bytes: slices of `seed_bytes` with a byte changed, and random runs.
-inline bytes synth_basis(std::span<const std::uint8_t> seed_bytes, std::size_t target, xorshift& rng) {
+/// About `target` bytes: slices of `seed_bytes` with a byte changed, and random runs
+/// of up to `max_run` bytes.
+inline bytes synth_basis(std::span<const std::uint8_t> seed_bytes, std::size_t target, xorshift& rng,
+                         std::size_t max_run = 20000) {
     bytes out;
     out.reserve(target + 70000);
     while (out.size() < target) {
@@ -238,17 +240,18 @@ inline bytes synth_basis(std::span<const std::uint8_t> seed_bytes, std::size_t t
             out.insert(out.end(), seed_bytes.begin(), seed_bytes.end());
             out[at + rng.below(seed_bytes.size())] ^= 0x80;
         } else {
-            const std::size_t n = 1 + rng.below(20000);
+            const std::size_t n = 1 + rng.below(max_run);
             for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(rng.next() >> 32));
         }
     }
     return out;
 }
 
-/// About `target` bytes: block-aligned and unaligned slices of the basis, the
-/// payload, and random runs long enough to cut literals at 32768 bytes.
+/// About `target` bytes: block-aligned and unaligned slices of the basis (up to
+/// `max_piece` bytes), the payload, and random runs up to `max_piece` bytes, one in
+/// four of them long enough to cut literals at 32768 bytes.
 inline bytes synth_new(std::span<const std::uint8_t> basis, std::span<const std::uint8_t> payload, std::size_t bl,
-                       std::size_t target, xorshift& rng) {
+                       std::size_t target, xorshift& rng, std::size_t max_piece = 65536) {
     bytes out;
     out.reserve(target + 70000);
     while (out.size() < target) {
@@ -256,13 +259,13 @@ inline bytes synth_new(std::span<const std::uint8_t> basis, std::span<const std:
         if (kind <= 1 && basis.size() > bl) {
             std::size_t from = rng.below(basis.size());
             if (kind == 0) from -= from % bl;
-            const std::size_t n = std::min(basis.size() - from, 1 + rng.below(65536));
+            const std::size_t n = std::min(basis.size() - from, 1 + rng.below(max_piece));
             out.insert(out.end(), basis.begin() + from, basis.begin() + from + n);
         } else if (kind == 2) {
             out.insert(out.end(), payload.begin(), payload.end());
             out.push_back(static_cast<std::uint8_t>(rng.next()));
         } else {
-            const std::size_t n = 1 + rng.below(40000);
+            const std::size_t n = 1 + rng.below(max_piece >= 40000 || rng.below(4) == 0 ? 40000 : max_piece);
             for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(rng.next() >> 24));
         }
     }

@@ -20,8 +20,8 @@
 //     file of 68-116 KiB are synthesised from the input, so signature hashing and
 //     delta scanning really run on several cores through the public API. The
 //     parallel grain (core/parallel.hpp) is 4 KiB here instead of 1 MiB, so these
-//     sizes split as a 1 MiB basis and a 2 MiB new file do by default, at 1/25 of
-//     the cost (about 12 ms against 320 ms under ASan);
+//     sizes split as a 1 MiB basis and a 2 MiB new file do by default, at a tenth
+//     of the cost (about 30 ms against 320 ms under ASan);
 //   * a quarter of the inputs (a draw on the whole input) hash candidate windows
 //     in batches, as the search does against signatures of huge files.
 #include "delta_checker.hpp"
@@ -121,7 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const unsigned threads = fuzz_threads(p.value<unsigned>(1, 3));
     const unsigned scan_threads = p.value<unsigned>(2, 5);  // direct scan: not capped
     const unsigned compose = p.value<unsigned>(0, 3);
-    // Large mode costs about 12 ms under ASan: its parameter (not 0, so short
+    // Large mode costs about 30 ms under ASan: its parameter (not 0, so short
     // inputs stay fast) and a 1-in-16 draw on the whole input.
     const bool large = p.value<unsigned>(0, 255) == 0xa5 && one_in(data, size, 16);
     xorshift rng{p.integral(0, UINT32_MAX) * 0x9e3779b97f4a7c15ull + 1};
@@ -132,8 +132,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bytes basis_v(basis_part.begin(), basis_part.end()), new_v;
     if (large) {
         prm.block_len = large_mode_blocks[rng.below(5)];
-        basis_v = synth_basis(basis_part, (std::size_t{32} << 10) + rng.below(16 << 10), rng);
-        new_v = synth_new(basis_v, payload, prm.block_len, (std::size_t{64} << 10) + 4096 + rng.below(48 << 10), rng);
+        // Pieces a sixteenth of the default's, for as many joins per file as at 2 MiB.
+        basis_v = synth_basis(basis_part, (std::size_t{32} << 10) + rng.below(16 << 10), rng, 1250);
+        new_v = synth_new(basis_v, payload, prm.block_len, (std::size_t{64} << 10) + 4096 + rng.below(48 << 10), rng,
+                          4096);
     } else {
         const std::size_t mid = basis_part.size() / 2;
         if (compose == 1 || compose == 3) new_v.insert(new_v.end(), basis_part.begin() + mid, basis_part.end());
