@@ -42,6 +42,30 @@ TEST_CASE("every opcode form") {
     CHECK(patched("72730236 45 0a 02 02 2d2d 45 00 02 00") == "ab--01");
 }
 
+TEST_CASE("apply_patch reserves its output from the delta's commands, within basis + delta") {
+    // COPYs of 200,000 and 16 bytes and a 3-byte LITERAL: handed over in several
+    // pieces by the job, yet the output vector is sized once.
+    std::vector<std::uint8_t> big(200000);
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::uint8_t>(i * 7);
+    const auto delta = test::from_hex("72730236 4f 00000000 00030d40 45 00 10 03 414243 00");
+    auto out = apply_patch(big, delta);
+    REQUIRE_MESSAGE(out.ok(), out.err().message);
+    CHECK(out->size() == 200019);
+    CHECK(out->capacity() == 200019);
+    CHECK(std::equal(big.begin(), big.end(), out->begin()));
+    // 64 COPYs of the whole 20-byte basis: 1,280 bytes, past the hint's cap of
+    // basis + delta (20 + 4 + 64 * 3 + 1), so the vector grows as it must.
+    std::string hex = "72730236";
+    for (int i = 0; i < 64; ++i) hex += " 45 00 14";
+    hex += " 00";
+    auto many = apply_patch(basis, test::from_hex(hex.c_str()));
+    REQUIRE(many.ok());
+    CHECK(many->size() == 1280);
+    CHECK(std::string(many->begin() + 1260, many->end()) == "0123456789abcdefghij");
+    // A COPY past the basis stops the count; the patch job still reports it.
+    CHECK(patch_error("72730236 45 00 14 45 10 10 00") == errc::input_ended);
+}
+
 TEST_CASE("bytes after END are ignored") { CHECK(patched("72730236 01 41 00 ffffffff") == "A"); }
 
 TEST_CASE("each error case gives rdiff's code") {
