@@ -8,7 +8,8 @@
 //     exactly when the delta would produce more;
 //   * chunking changes nothing: output and error code equal those of one call
 //     with large windows;
-//   * a successful patch used a delta that starts with the delta magic.
+//   * a successful patch used a delta that starts with the delta magic;
+//   * within the limit, apply_patch (the in-memory call) gives the same output or error.
 #include "fuzz_common.hpp"
 
 #include <rdelta/rdelta.hpp>
@@ -78,6 +79,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    first_difference(got.out, ref.out));
         return 0;
     }
+    // The in-memory call, which sizes its output from the delta's commands, agrees.
+    const auto in_memory = apply_patch(basis.span(), delta.span());
+    FUZZ_CHECK(in_memory.ok() == ref.ok, "apply_patch %s but the job %s",
+               in_memory.ok() ? "succeeded" : describe(in_memory.err()).c_str(),
+               ref.ok ? "succeeded" : describe(ref.err).c_str());
+    if (in_memory.ok())
+        FUZZ_CHECK(same(*in_memory, ref.out), "apply_patch's output (%zu bytes) differs from the job's (%zu) at %zu",
+                   in_memory->size(), ref.out.size(), first_difference(*in_memory, ref.out));
+    else
+        FUZZ_CHECK(in_memory.err().code == ref.err.code, "apply_patch failed with %s, the job with %s",
+                   describe(in_memory.err()).c_str(), describe(ref.err).c_str());
     FUZZ_CHECK(got.ok == ref.ok, "chunked patch %s but one call %s", got.ok ? "succeeded" : describe(got.err).c_str(),
                ref.ok ? "succeeded" : describe(ref.err).c_str());
     if (!got.ok) {
