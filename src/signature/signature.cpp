@@ -6,6 +6,7 @@
 #include "core/parallel.hpp"
 #include "checksum/weak_sum.hpp"
 #include "checksum/strong_sum.hpp"
+#include "signature/slice_size.hpp"
 
 #include <rdelta/signature.hpp>
 
@@ -82,7 +83,10 @@ public:
         stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
         if (io.eof_in && io.avail_in == 0 && out_.empty()) {
             if (!pending_.empty()) {
-                emit_blocks(pending_.data(), pending_.size(), 1);
+                const std::size_t bl = params_.block_len, full = pending_.size() / bl;
+                if (full > 0) emit_blocks(pending_.data(), bl, full);
+                if (pending_.size() > full * bl)
+                    emit_blocks(pending_.data() + full * bl, pending_.size() - full * bl, 1);
                 pending_.clear();
                 stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
                 if (!out_.empty()) return job_status::blocked;
@@ -110,18 +114,34 @@ private:
         return {};
     }
 
+    // Blocks in one thread's share of a batch (slice_size.hpp).
+    std::size_t slice_blocks() const noexcept {
+        return detail::blocks_per_slice(params_.block_len, detail::strong_sum_lanes(format_.strong), threads_,
+                                        detail::parallel_grain);
+    }
+
     // Only take more input while the output queue is small, to bound memory.
+    // Blocks are hashed straight from the caller's buffer when it holds `gather`
+    // of them; otherwise they are collected in `pending_` first: one block at a
+    // time for small blocks, a slice for every thread when blocks are so large
+    // that the caller's chunks hold fewer than the multi-buffer kernel takes
+    // (within slice_budget: never more than one block when blocks are larger).
     void consume(buffers& io) {
         const std::size_t bl = params_.block_len;
+        const std::size_t slice = slice_blocks();
+        const std::size_t gather = slice * bl > detail::parallel_grain
+                                       ? std::clamp<std::size_t>(detail::slice_budget / bl, 1, slice * threads_)
+                                       : 1;
         // Batches big enough to share among threads, small enough to stay in cache.
-        const std::size_t batch_blocks = std::max<std::size_t>(1, threads_ * 4 * detail::parallel_grain / bl);
+        const std::size_t batch_blocks = std::max({std::size_t{1}, threads_ * 4 * detail::parallel_grain / bl, gather});
         while (io.avail_in > 0 && out_.size() < (1u << 20)) {
-            if (!pending_.empty() || io.avail_in < bl) {
-                const std::size_t take = std::min(bl - pending_.size(), io.avail_in);
+            if (!pending_.empty() || io.avail_in / bl < gather) {
+                const std::size_t take = std::min(gather * bl - pending_.size(), io.avail_in);
+                pending_.reserve(gather * bl);  // grown by doubling it could take twice that
                 pending_.insert(pending_.end(), io.next_in, io.next_in + take);
                 advance(io, take);
-                if (pending_.size() == bl) {
-                    emit_blocks(pending_.data(), bl, 1);
+                if (pending_.size() == gather * bl) {
+                    emit_blocks(pending_.data(), bl, gather);
                     pending_.clear();
                 }
                 continue;
@@ -142,8 +162,7 @@ private:
     void emit_blocks(const std::uint8_t* p, std::size_t len, std::size_t count) {
         const std::size_t rec = 4 + params_.strong_len;
         std::uint8_t* o = out_.reserve(count * rec);
-        const std::size_t slice_bytes = detail::parallel_grain;
-        const std::size_t per_slice = std::max<std::size_t>(1, slice_bytes / len);
+        const std::size_t per_slice = slice_blocks();
         const std::size_t slices = (count + per_slice - 1) / per_slice;
         if (digests_.size() < count * detail::digest_stride) digests_.resize(count * detail::digest_stride);
         detail::parallel_for(slices, threads_, [&](std::size_t s) {

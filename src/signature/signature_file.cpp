@@ -6,6 +6,7 @@
 #include "core/parallel.hpp"
 #include "checksum/weak_sum.hpp"
 #include "checksum/strong_sum.hpp"
+#include "signature/slice_size.hpp"
 
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
@@ -136,7 +137,8 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
     const unsigned threads = options.threads ? options.threads : detail::default_threads();
     const std::size_t bl = params.block_len;
     const std::size_t rec = 4 + params.strong_len;
-    const std::size_t slice_blocks = std::max<std::size_t>(1, slice_target / bl);
+    const std::size_t slice_blocks =
+        detail::blocks_per_slice(bl, detail::strong_sum_lanes(params.format().strong), threads, slice_target);
     const std::uint64_t slice_bytes = std::uint64_t{slice_blocks} * bl;
     const std::size_t round_slices = std::size_t{threads} * 32;  // a wait for the slowest thread per round
 

@@ -1,6 +1,8 @@
 // test_signature.cpp - signature bytes, loading, and the loader's error order.
 #include "test_helpers.hpp"
 #include "file_with_hole.hpp"
+#include "checksum/strong_sum.hpp"
+#include "signature/slice_size.hpp"
 
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
@@ -31,6 +33,17 @@ test::bytes run_chunked(job& j, const test::bytes& in, std::size_t chunk, std::s
         if (*st == job_status::done) return out;
     }
     FAIL("job did not finish");
+    return out;
+}
+
+// make_signature_from() of `file` (`size` bytes), collected in memory.
+test::bytes signature_of_file(basis_reader& file, std::uint64_t size, const sig_params& p, unsigned threads) {
+    test::bytes out;
+    auto made = make_signature_from(file, size, p, job_options{threads}, [&](std::span<const std::uint8_t> b) -> result<void> {
+        out.insert(out.end(), b.begin(), b.end());
+        return {};
+    });
+    REQUIRE(made.ok());
     return out;
 }
 }  // namespace
@@ -149,14 +162,60 @@ TEST_CASE("make_signature_from: holes and written zeros give the job's signature
                 auto expected = make_signature(basis, {m, block, 16});
                 REQUIRE(expected.ok());
                 file_with_hole file(basis, mib, 4 * mib);
-                test::bytes out;
-                auto made = make_signature_from(file, basis.size(), {m, block, 16}, job_options{threads},
-                                                [&](std::span<const std::uint8_t> b) -> result<void> {
-                                                    out.insert(out.end(), b.begin(), b.end());
-                                                    return {};
-                                                });
-                REQUIRE(made.ok());
-                CHECK(out == *expected);
+                CHECK(signature_of_file(file, basis.size(), {m, block, 16}, threads) == *expected);
+            }
+        }
+    }
+}
+
+TEST_CASE("a thread's slice fills the multi-buffer kernel within the budget") {
+    using detail::blocks_per_slice;
+    constexpr std::size_t kib = 1 << 10, mib = 1 << 20;
+    CHECK(blocks_per_slice(2 * kib, 16, 2, mib) == 512);  // small blocks: one L2's worth
+    CHECK(blocks_per_slice(32 * kib, 16, 2, mib) == 32);
+    CHECK(blocks_per_slice(256 * kib, 16, 2, mib) == 16);  // 4 blocks would fit the L2
+    CHECK(blocks_per_slice(mib, 16, 2, mib) == 16);        // the default for a 1 TiB basis
+    CHECK(blocks_per_slice(4 * mib, 16, 2, mib) == 4);     // 2 threads x 4 x 4 MiB: the budget
+    CHECK(blocks_per_slice(mib, 16, 64, mib) == 1);        // the budget is shared by all threads
+    CHECK(blocks_per_slice(64 * mib, 16, 2, mib) == 1);
+    CHECK(blocks_per_slice(mib, 8, 2, mib) == 8);
+    for (std::size_t block : {100u, 4096u, 300000u, 1u << 20, 5u << 20}) {
+        for (unsigned threads : {1u, 2u, 8u, 128u}) {
+            CAPTURE(block);
+            CAPTURE(threads);
+            const std::size_t n = blocks_per_slice(block, 16, threads, mib);
+            CHECK(n >= 1);
+            CHECK((n == 1 || n * block <= mib || n * block * threads <= detail::slice_budget));
+        }
+    }
+}
+
+TEST_CASE("large blocks: the job in any chunking and the file reader equal a block-by-block signature") {
+    // Blocks of 128 and 256 KiB fill a thread's slice only when many are gathered
+    // (slice_size.hpp): the job collects them from small pushes, the file reader
+    // reads whole slices; a 1234-byte tail block ends the basis.
+    constexpr std::size_t kib = 1 << 10;
+    const test::bytes basis = test::random_bytes(6 * (1 << 20) + 1234, 73);
+    for (std::uint32_t m : {0x72730147u, 0x72730136u}) {
+        for (std::uint32_t block : {128u * kib, 256u * kib}) {
+            CAPTURE(m);
+            CAPTURE(block);
+            test::bytes expected;
+            for (std::size_t at = 0; at < basis.size(); at += block) {
+                const std::size_t len = std::min<std::size_t>(block, basis.size() - at);
+                auto one = make_signature(std::span(basis).subspan(at, len), {m, block, 16}, job_options{1});
+                REQUIRE(one.ok());
+                expected.insert(expected.end(), one->begin() + (at == 0 ? 0 : 12), one->end());
+            }
+            for (unsigned threads : {1u, 2u, 3u}) {
+                CAPTURE(threads);
+                for (std::size_t chunk : {std::size_t{100000}, std::size_t{1} << 20, basis.size()}) {
+                    CAPTURE(chunk);
+                    auto j = make_signature_job({m, block, 16}, job_options{threads});
+                    CHECK(run_chunked(*j, basis, chunk, 64 * kib) == expected);
+                }
+                file_with_hole file(basis, 0, 0);
+                CHECK(signature_of_file(file, basis.size(), {m, block, 16}, threads) == expected);
             }
         }
     }
