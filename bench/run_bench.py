@@ -333,7 +333,8 @@ class Bench:
         p, S, rows = self.inp.path, self.args.size, []
         if "old" in chosen:
             for op, opts in [("signature", []), ("signature-md4", ["-H", "md4"]),
-                             ("signature-md4-rollsum", ["-H", "md4", "-R", "rollsum"])]:
+                             ("signature-md4-rollsum", ["-H", "md4", "-R", "rollsum"]),
+                             ("signature-1m-blocks", ["-b", "1048576"])]:
                 rows.append((op, "old", sig_tag("old", opts), opts, S, lambda: (["signature", p("old")], None)))
         pairs = {s: ("old", s) for s in ["edits", "shifted", "unrelated", "identical"]}
         pairs.update(ext4=("ext4-old", "ext4-new"), sparse=("sparse-old", "sparse-new"))
