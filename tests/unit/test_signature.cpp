@@ -190,14 +190,16 @@ TEST_CASE("a thread's slice fills the multi-buffer kernel within the budget") {
     }
 }
 
-TEST_CASE("large blocks: the job in any chunking and the file reader equal a block-by-block signature") {
-    // Blocks of 128 and 256 KiB fill a thread's slice only when many are gathered
-    // (slice_size.hpp): the job collects them from small pushes, the file reader
-    // reads whole slices; a 1234-byte tail block ends the basis.
+TEST_CASE("gathered blocks: the job in any chunking and the file reader equal a block-by-block signature") {
+    // The job hashes blocks from pushes smaller than a multi-buffer call's worth
+    // only once it has gathered that many (16 blocks of 2 KiB from pieces of
+    // 1500 bytes), and blocks of 128 and 256 KiB a slice for every thread
+    // (slice_size.hpp); the file reader reads whole slices. A 1234-byte tail
+    // block ends the basis.
     constexpr std::size_t kib = 1 << 10;
     const test::bytes basis = test::random_bytes(6 * (1 << 20) + 1234, 73);
     for (std::uint32_t m : {0x72730147u, 0x72730136u}) {
-        for (std::uint32_t block : {128u * kib, 256u * kib}) {
+        for (std::uint32_t block : {2u * kib, 128u * kib, 256u * kib}) {
             CAPTURE(m);
             CAPTURE(block);
             test::bytes expected;
@@ -209,7 +211,7 @@ TEST_CASE("large blocks: the job in any chunking and the file reader equal a blo
             }
             for (unsigned threads : {1u, 2u, 3u}) {
                 CAPTURE(threads);
-                for (std::size_t chunk : {std::size_t{100000}, std::size_t{1} << 20, basis.size()}) {
+                for (std::size_t chunk : {std::size_t{1500}, std::size_t{100000}, std::size_t{1} << 20, basis.size()}) {
                     CAPTURE(chunk);
                     auto j = make_signature_job({m, block, 16}, job_options{threads});
                     CHECK(run_chunked(*j, basis, chunk, 64 * kib) == expected);
