@@ -7,6 +7,7 @@
 // except a slack delta's (empty signature), where each call's input is one LITERAL;
 // our delta jobs always take all input, so that holds.
 #include "capi.hpp"
+#include "delta/delta_job.hpp"
 #include "match/index_access.hpp"
 
 #include <rdelta/delta.hpp>
@@ -156,7 +157,8 @@ rs_job* delta_begin(rs_signature_t* sig) {
     }
     rdelta::job_options options;
     options.max_strong_work = 0;  // librsync has no work budget
-    job->impl = rdelta::make_delta_job(sig ? sig->sig : empty, options);
+    // Each buffer is scanned as it comes, so the statistics (strong sums computed) are librsync's.
+    job->impl = rdelta::detail::make_delta_job_gathering(sig ? sig->sig : empty, options, 0);
     return job;
 }
 

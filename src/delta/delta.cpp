@@ -55,16 +55,20 @@ private:
 
 // Scans the caller's input in place; only the bytes not yet encoded at the end of
 // a call (at most a literal run plus a block) are carried over to the next call.
+// With `gather_bytes`, inputs smaller than that are gathered first and scanned
+// together (small_input_gather()).
 template <weak_kind Kind>
 class delta_job final : public detail::zero_aware_delta_job {
 public:
-    delta_job(const signature& sig, job_options options, std::unique_ptr<const block_index> own_index)
+    delta_job(const signature& sig, job_options options, std::unique_ptr<const block_index> own_index,
+              std::size_t gather_bytes)
         : own_index_(std::move(own_index)),
           index_(own_index_ ? *own_index_ : *detail::index_access::of(sig)),
           block_len_(sig.params().block_len),
           strong_(sig.params().format().strong),
           threads_(options.threads ? options.threads : detail::default_threads()),
           checksum_(options.checksum),
+          gather_bytes_(gather_bytes),
           work_per_byte_(work_factor(sig, options.max_strong_work)),
           writer_(out_, stats_),
           matcher_(index_, block_len_, strong_, writer_, stats_, budget_, options.in_place_safe) {
@@ -91,6 +95,7 @@ public:
         }
         if (io.eof_in && !ended_) {
             set_budget();
+            scan_gathered();
             matcher_.scan_tail(carry_.data(), carry_.size());
             if (auto over = check_budget(); !over) return over.err();
             matcher_.flush();
@@ -125,6 +130,7 @@ public:
     void feed_zeros(std::uint64_t n) override {
         repeats_kept_ = false;
         if (ended_ || failed_ || n == 0) return;
+        scan_gathered();
         stats_.in_bytes += static_cast<std::int64_t>(n);
         set_budget();
         // Enough zeros scanned normally that the window lies in the run of zeros.
@@ -181,11 +187,16 @@ private:
         return *failed_;
     }
 
-    void scan_input(const std::uint8_t* in, std::size_t n) {
-        // The most this input can produce: all literal (3 command bytes per run) or
-        // one COPY per block, and what is pending from before.
-        const std::size_t pending = carry_.size() + n;
+    // Room for the most `pending` bytes can produce: all literal (3 command bytes
+    // per run) or one COPY per block.
+    void expect_output(std::size_t pending) {
         out_.expect(pending + 3 * (pending / max_literal_run + 2) + 17 * (pending / block_len_ + 2));
+    }
+
+    void scan_input(const std::uint8_t* in, std::size_t n) {
+        if (n < gather_bytes_) return gather_input(in, n);
+        scan_gathered();
+        expect_output(carry_.size() + n);
         if (!carry_.empty()) {
             // Join the carried bytes with enough input that the scan moves past
             // all of them: a literal run is at most 32768 bytes behind the window.
@@ -201,13 +212,42 @@ private:
             matcher_.rebase(carried);  // now relative to `in`
             carry_.clear();
         }
+        scan_range(in, n);
+        carry_.assign(in + matcher_.start(), in + n);
+        matcher_.rebase(matcher_.start());
+    }
+
+    // Phase A over in[0, n), on all threads when there is enough to share.
+    void scan_range(const std::uint8_t* in, std::size_t n) {
         const std::size_t pos = matcher_.position();  // may already be past n - block_len
         if (threads_ > 1 && pos + block_len_ < n && n - block_len_ - pos >= threads_ * detail::min_segment(block_len_))
             detail::scan_parallel(matcher_, index_, block_len_, strong_, in, n, threads_, stats_, budget_);
         else
             matcher_.scan_full(in, n);
-        carry_.assign(in + matcher_.start(), in + n);
-        matcher_.rebase(matcher_.start());
+    }
+
+    // Appends a small input to the carried bytes, scanning them whenever they
+    // reach gather_bytes_: positions stay relative to the carried bytes' start.
+    void gather_input(const std::uint8_t* in, std::size_t n) {
+        if (carry_.capacity() < gather_bytes_) carry_.reserve(gather_bytes_);
+        while (n > 0) {
+            // The kept bytes (a block and a literal run at most) leave room; were
+            // they to fill it, the rest is taken whole rather than looping.
+            const std::size_t take = carry_.size() < gather_bytes_ ? std::min(n, gather_bytes_ - carry_.size()) : n;
+            carry_.insert(carry_.end(), in, in + take);
+            in += take, n -= take;
+            gathered_ = true;
+            if (carry_.size() >= gather_bytes_) scan_gathered();
+        }
+    }
+
+    // Scans what gather_input() collected, keeping the bytes not encoded yet.
+    void scan_gathered() {
+        if (!gathered_) return;
+        gathered_ = false;
+        expect_output(carry_.size());
+        scan_range(carry_.data(), carry_.size());
+        drop_encoded();
     }
 
     void drop_encoded() {
@@ -222,6 +262,7 @@ private:
     const strong_kind strong_;
     const unsigned threads_;
     const bool checksum_;
+    const std::size_t gather_bytes_;  // 0: every input is scanned as it comes
     const std::uint64_t work_per_byte_;  // 0: no budget
     detail::work_budget budget_;
     std::optional<error> failed_;
@@ -234,13 +275,15 @@ private:
     std::vector<std::uint8_t> zeros_;  // feed_zeros: a block plus a literal run of zeros
     bool ended_ = false;
     bool repeats_kept_ = false;  // the next input starts with carry_ (next_input_repeats_kept)
+    bool gathered_ = false;      // carry_ holds gathered input not scanned yet
 };
 
 }  // namespace
 
 namespace detail {
 
-result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, job_options options) {
+result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, job_options options,
+                                                                      std::size_t gather_bytes) {
     std::unique_ptr<const block_index> own;
     const block_index* shared = index_access::of(sig);
     if (!shared || shared->keeps_duplicates() != options.in_place_safe) {
@@ -250,9 +293,9 @@ result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const sign
     }
     std::unique_ptr<zero_aware_delta_job> j;
     if (sig.params().format().weak == weak_kind::rollsum)
-        j = std::make_unique<delta_job<weak_kind::rollsum>>(sig, options, std::move(own));
+        j = std::make_unique<delta_job<weak_kind::rollsum>>(sig, options, std::move(own), gather_bytes);
     else
-        j = std::make_unique<delta_job<weak_kind::rabinkarp>>(sig, options, std::move(own));
+        j = std::make_unique<delta_job<weak_kind::rabinkarp>>(sig, options, std::move(own), gather_bytes);
     return j;
 }
 
@@ -265,13 +308,35 @@ std::size_t delta_chunk_size(const signature& sig, unsigned threads) {
     return std::clamp<std::size_t>(shared, std::size_t{8} << 20, std::size_t{32} << 20);
 }
 
-std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
-    return detail::make_guarded_job("delta", [&]() -> std::unique_ptr<job> {
+// Inputs smaller than this are gathered before they are scanned. A scan of a few
+// KiB, as a network peer sends them, ran one block at a time: a matching block's
+// strong sum alone instead of with the next 15 in one multi-buffer call, on one
+// core (0.5 GB/s against 5.4 GB/s in 8 MiB pieces). Enough for the scan to split
+// among the threads or to hash 16 blocks ahead, within one delta chunk; none for
+// blocks so large that a chunk holds fewer than four.
+namespace {
+std::size_t small_input_gather(const signature& sig, unsigned threads) {
+    const std::size_t bl = sig.params().block_len, cores = threads ? threads : detail::default_threads();
+    const std::size_t ahead = std::max(cores > 1 ? cores * detail::min_segment(bl) : 0, 16 * bl);
+    const std::size_t gather = std::min(delta_chunk_size(sig, threads), ahead + 2 * bl + max_literal_run + 64);
+    return gather >= 4 * bl ? gather : 0;
+}
+}  // namespace
+
+namespace detail {
+std::unique_ptr<job> make_delta_job_gathering(const signature& sig, job_options options, std::size_t gather_bytes) {
+    return make_guarded_job("delta", [&]() -> std::unique_ptr<job> {
         if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
-        auto j = detail::make_scanning_delta_job(sig, options);
-        if (!j) return detail::make_failed_job(std::move(j).err());
+        auto j = make_scanning_delta_job(sig, options, gather_bytes);
+        if (!j) return make_failed_job(std::move(j).err());
         return std::unique_ptr<job>(std::move(*j));
     });
+}
+}  // namespace detail
+
+std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
+    return detail::make_delta_job_gathering(sig, options,
+                                            sig.block_count() == 0 ? 0 : small_input_gather(sig, options.threads));
 }
 
 }  // namespace rdelta

@@ -40,7 +40,15 @@ public:
 
 /// The scanning job for a signature with blocks. It uses the signature's index
 /// when that was built with the duplicate policy `options.in_place_safe` needs, and
-/// builds (and owns) one otherwise.
-result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, job_options options);
+/// builds (and owns) one otherwise. With `gather_bytes`, inputs passed to
+/// iterate() smaller than that are collected and scanned together (the output is
+/// the same); drivers that use feed_zeros and kept_bytes pass 0.
+result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, job_options options,
+                                                                      std::size_t gather_bytes = 0);
+
+/// make_delta_job() with a gathering size of the caller's choice (0: none). The
+/// C API passes 0: it reports librsync's statistics, which count the strong sums
+/// computed, and a scan over gathered input also hashes blocks ahead of a match.
+std::unique_ptr<job> make_delta_job_gathering(const signature& sig, job_options options, std::size_t gather_bytes);
 
 }  // namespace rdelta::detail

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <vector>
+
 using namespace rdelta;
 
 namespace {
@@ -26,6 +28,25 @@ std::string delta_hex(const test::bytes& basis, const test::bytes& next, std::ui
     auto d = make_delta(sig, next);
     REQUIRE(d.ok());
     return test::to_hex(*d);
+}
+
+// The delta job's output for `next` pushed in pieces of schedule[0], schedule[1],
+// ... (cycling), drained through a 64 KiB window.
+test::bytes run_delta_job(const signature& sig, const test::bytes& next, unsigned threads,
+                          const std::vector<std::size_t>& schedule) {
+    auto j = make_delta_job(sig, job_options{threads});
+    test::bytes out;
+    std::vector<std::uint8_t> window(1 << 16);
+    std::size_t off = 0;
+    for (std::size_t step = 0;; ++step) {
+        const std::size_t n = std::min(schedule[step % schedule.size()], next.size() - off);
+        buffers io{next.data() + off, n, off + n == next.size(), window.data(), window.size()};
+        auto st = j->iterate(io);
+        REQUIRE(st.ok());
+        off += n - io.avail_in;
+        out.insert(out.end(), window.data(), io.next_out);
+        if (*st == job_status::done) return out;
+    }
 }
 }  // namespace
 
@@ -105,6 +126,38 @@ TEST_CASE("delta output is independent of input chunking and round-trips") {
         auto rebuilt = apply_patch(basis, *whole);
         REQUIRE(rebuilt.ok());
         CHECK(*rebuilt == next);
+    }
+}
+
+TEST_CASE("small pushes are gathered and scanned together, on all threads, with the delta unchanged") {
+    // 6 MiB with edits, a shifted part and unrelated data, against 4 KiB blocks: the
+    // job collects pieces of 1500 bytes or 16 KiB until it holds enough for the
+    // threads to share (about 2 MiB), and scans big pushes in place as before.
+    const auto basis = test::random_bytes(6u << 20, 31);
+    auto next = basis;
+    const auto noise = test::random_bytes(next.size(), 32);
+    for (std::size_t at = 50000; at + 5000 < next.size(); at += 700001)
+        std::copy_n(noise.begin() + static_cast<std::ptrdiff_t>(at), 3000, next.begin() + static_cast<std::ptrdiff_t>(at));
+    next.insert(next.begin() + (2u << 20), noise.begin(), noise.begin() + 777);
+    std::copy_n(noise.begin(), 1u << 20, next.begin() + (4u << 20));
+    for (std::uint32_t m : {0x72730136u, 0x72730147u}) {
+        CAPTURE(m);
+        auto sig = signature_of(basis, m, 4096, 8);
+        auto whole = make_delta(sig, next, 0, job_options{1});
+        REQUIRE(whole.ok());
+        // Pieces: constant sizes, and small ones alternating with 3 MiB ones.
+        const std::vector<std::vector<std::size_t>> schedules = {{1500}, {16384}, {100000}, {1500, 3u << 20}};
+        for (unsigned threads : {1u, 2u}) {
+            for (const auto& schedule : schedules) {
+                CAPTURE(threads);
+                CAPTURE(schedule.front());
+                const auto runs_before = detail::parallel_scans_run.load();
+                CHECK(run_delta_job(sig, next, threads, schedule) == *whole);
+                // Pieces of 1500 bytes could never be split among threads unless gathered.
+                if (threads > 1 && schedule.size() == 1 && schedule.front() == 1500)
+                    CHECK(detail::parallel_scans_run.load() > runs_before);
+            }
+        }
     }
 }
 
@@ -197,20 +250,7 @@ TEST_CASE("parallel scanning of long zero runs, matches reaching the end of the 
             CHECK(*parallel == *sequential);
             // Chunks that end inside the zero run: each chunk's scan limit falls
             // inside a speculative match.
-            auto j = make_delta_job(sig, job_options{threads});
-            test::bytes out;
-            std::vector<std::uint8_t> window(1 << 16);
-            const std::size_t chunk = 3 << 20;
-            for (std::size_t off = 0;;) {
-                const std::size_t n = std::min(chunk, next.size() - off);
-                buffers io{next.data() + off, n, off + n == next.size(), window.data(), window.size()};
-                auto st = j->iterate(io);
-                REQUIRE(st.ok());
-                off += n - io.avail_in;
-                out.insert(out.end(), window.data(), io.next_out);
-                if (*st == job_status::done) break;
-            }
-            CHECK(out == *sequential);
+            CHECK(run_delta_job(sig, next, threads, {std::size_t{3} << 20}) == *sequential);
         }
         auto rebuilt = apply_patch(basis, *sequential);
         REQUIRE(rebuilt.ok());
