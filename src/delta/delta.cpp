@@ -229,11 +229,13 @@ private:
     // Appends a small input to the carried bytes, scanning them whenever they
     // reach gather_bytes_: positions stay relative to the carried bytes' start.
     void gather_input(const std::uint8_t* in, std::size_t n) {
-        if (carry_.capacity() < gather_bytes_) carry_.reserve(gather_bytes_);
         while (n > 0) {
             // The kept bytes (a block and a literal run at most) leave room; were
             // they to fill it, the rest is taken whole rather than looping.
             const std::size_t take = carry_.size() < gather_bytes_ ? std::min(n, gather_bytes_ - carry_.size()) : n;
+            // Grown by doubling, as small inputs need little, but not past gather_bytes_.
+            if (carry_.size() + take > carry_.capacity())
+                carry_.reserve(std::min(gather_bytes_, std::max(2 * carry_.capacity(), carry_.size() + take)));
             carry_.insert(carry_.end(), in, in + take);
             in += take, n -= take;
             gathered_ = true;
