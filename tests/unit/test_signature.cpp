@@ -209,9 +209,9 @@ TEST_CASE("gathered blocks: the job in any chunking and the file reader equal a 
                 REQUIRE(one.ok());
                 expected.insert(expected.end(), one->begin() + (at == 0 ? 0 : 12), one->end());
             }
-            for (unsigned threads : {1u, 2u, 3u}) {
+            for (unsigned threads : {1u, 3u}) {
                 CAPTURE(threads);
-                for (std::size_t chunk : {std::size_t{1500}, std::size_t{100000}, std::size_t{1} << 20, basis.size()}) {
+                for (std::size_t chunk : {std::size_t{1500}, std::size_t{100000}, basis.size()}) {
                     CAPTURE(chunk);
                     auto j = make_signature_job({m, block, 16}, job_options{threads});
                     CHECK(run_chunked(*j, basis, chunk, 64 * kib) == expected);
