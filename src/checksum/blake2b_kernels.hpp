@@ -29,10 +29,11 @@ void blake2b256_x4_avx2(const std::uint8_t* const msgs[4], std::size_t len, std:
 void blake2b256_x8_avx512(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
                           std::size_t out_stride) noexcept;
 
-/// Four messages of lens[i] bytes each. Needs AVX2 + BMI2.
+/// Sixteen messages, two zmm registers per word. Needs AVX-512 F+BW+VL.
 void blake2b256_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out,
                            std::size_t out_stride) noexcept;
 
+/// Four messages of lens[i] bytes each. Needs AVX2 + BMI2.
 void blake2b256_x4_var_avx2(const std::uint8_t* const msgs[4], const std::size_t lens[4], std::uint8_t* out,
                             std::size_t out_stride) noexcept;
 
