@@ -14,15 +14,16 @@ host). The build runs this script; the unit tests and the kernels_differential
 fuzzer check the kernel against libb2 and the scalar code.
 
 The function (System V ABI; every zmm register is caller-saved):
-  void rdelta_blake2b256_x16_compress_avx512(uint64_t h[128], const uint64_t m[256],
-                                             const uint64_t init[8]);
-h: the chaining value, word j of messages 0-7 at h[16j..16j+7] and of messages
-8-15 at h[16j+8..16j+15] (two_zmm's `vec h[8]`), updated in place; m: the
-block's 16 message words in the same layout (`vec m[16]`); both 64-byte
-aligned. init: v[8..15] at the start of the compression, the same for every
-message (the IV, with the byte counter xored into word 4 and the final-block
-flag into word 6).
-Registers: zmm k holds state word v[k] of messages 0-7, zmm 16+k of 8-15.
+  void rdelta_blake2b256_x16_blocks_avx512(uint64_t h[128], const uint8_t* const p[16],
+                                           size_t count, uint64_t t, uint64_t f, uint64_t m[256]);
+compresses `count` consecutive 128-byte blocks of every message, block j of
+message i at p[i] + 128 j, with byte counter t + 128 j and final-block flag f
+(0 or ~0; only a call for a single block passes ~0). h is the chaining value,
+word j of messages 0-7 at h[16j..16j+7] and of messages 8-15 at
+h[16j+8..16j+15] (two_zmm's `vec h[8]`), updated in place; m is scratch for one
+transposed block in that layout (`vec m[16]`); both 64-byte aligned.
+Registers: while a block is compressed, zmm k holds state word v[k] of messages
+0-7 and zmm 16+k that of messages 8-15.
 """
 import sys
 
@@ -41,7 +42,7 @@ SIGMA = [
 ROUNDS = SIGMA + SIGMA[:2]  # rounds 10 and 11 reuse rows 0 and 1
 COLUMNS = [(0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)]
 DIAGONALS = [(0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)]
-NAME = "rdelta_blake2b256_x16_compress_avx512"
+NAME = "rdelta_blake2b256_x16_blocks_avx512"
 WORD = 128  # bytes per state or message word: 16 messages x 8 bytes
 
 
@@ -59,7 +60,7 @@ def four_mixes(quads, words):
         lines.extend(step(*chain) for chain in chains)
 
     for half, (rot_d, rot_b) in enumerate(((32, 24), (16, 63))):
-        each(lambda a, b, c, d, x, y: f"vpaddq {y if half else x}(%rsi), %zmm{a}, %zmm{a}")
+        each(lambda a, b, c, d, x, y: f"vpaddq {y if half else x}(%r9), %zmm{a}, %zmm{a}")
         each(lambda a, b, c, d, x, y: f"vpaddq %zmm{b}, %zmm{a}, %zmm{a}")
         each(lambda a, b, c, d, x, y: f"vpxorq %zmm{a}, %zmm{d}, %zmm{d}")
         each(lambda a, b, c, d, x, y: f"vprorq ${rot_d}, %zmm{d}, %zmm{d}")
@@ -69,18 +70,62 @@ def four_mixes(quads, words):
     return lines
 
 
-def body():
+IV = [
+    0x6A09E667F3BCC908, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1,
+    0x510E527FADE682D1, 0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179,
+]
+POINTERS = ["%r10", "%r11", "%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15"]
+SAVED = ["%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15"]
+
+
+def load_block():
+    """Messages 0-7, then 8-15: the block at p[i] + %rax, transposed into m."""
     lines = []
-    for j in range(8):  # v[0..7] = h
+    for group in (0, 1):
+        lines += [f"movq {8 * (8 * group + i)}(%rsi), {reg}" for i, reg in enumerate(POINTERS)]
+        # zmm 2k: bytes 16k..16k+15 of messages 0, 2, 4, 6 in its 128-bit lanes;
+        # zmm 2k+1: of messages 1, 3, 5, 7. Unpacking pairs them into words 2k, 2k+1.
+        for k in range(8):
+            for odd in (0, 1):
+                reg = 2 * k + odd
+                lines.append(f"vmovdqu {16 * k}({POINTERS[odd]},%rax), %xmm{reg}")
+                for lane in (1, 2, 3):
+                    lines.append(f"vinserti32x4 ${lane}, {16 * k}({POINTERS[2 * lane + odd]},%rax), %zmm{reg}, %zmm{reg}")
+        for k in range(8):
+            for word, op in ((2 * k, "vpunpcklqdq"), (2 * k + 1, "vpunpckhqdq")):
+                lines.append(f"{op} %zmm{2 * k + 1}, %zmm{2 * k}, %zmm{16 + word % 16}")
+                lines.append(f"vmovdqa64 %zmm{16 + word % 16}, {word * WORD + 64 * group}(%r9)")
+    return lines
+
+
+def compress():
+    """One block: v = h, IV (counter %rcx, flag %r8); twelve rounds; h ^= v ^ v'."""
+    lines = []
+    for j in range(8):
         lines += [f"vmovdqa64 {j * WORD}(%rdi), %zmm{j}", f"vmovdqa64 {j * WORD + 64}(%rdi), %zmm{j + 16}"]
-    for k in range(8):  # v[8..15] = init, the same in every lane
-        lines += [f"vpbroadcastq {k * 8}(%rdx), %zmm{k + 8}", f"vmovdqa64 %zmm{k + 8}, %zmm{k + 24}"]
+    for k in range(8):
+        lines.append(f"movabsq ${IV[k]:#x}, %r10")
+        if k == 4:
+            lines.append("xorq %rcx, %r10")
+        if k == 6:
+            lines.append("xorq %r8, %r10")
+        lines += [f"vpbroadcastq %r10, %zmm{k + 8}", f"vmovdqa64 %zmm{k + 8}, %zmm{k + 24}"]
     for s in ROUNDS:
         lines += four_mixes(COLUMNS, [(s[0], s[1]), (s[2], s[3]), (s[4], s[5]), (s[6], s[7])])
         lines += four_mixes(DIAGONALS, [(s[8], s[9]), (s[10], s[11]), (s[12], s[13]), (s[14], s[15])])
-    for j in range(8):  # h[j] ^= v[j] ^ v[j + 8]
+    for j in range(8):
         for r, off in ((0, j * WORD), (16, j * WORD + 64)):
-            lines += [f"vpternlogq $0x96, {off}(%rdi), %zmm{j + 8 + r}, %zmm{j + r}", f"vmovdqa64 %zmm{j + r}, {off}(%rdi)"]
+            lines += [f"vpternlogq $0x96, {off}(%rdi), %zmm{j + 8 + r}, %zmm{j + r}",
+                      f"vmovdqa64 %zmm{j + r}, {off}(%rdi)"]
+    return lines
+
+
+def body():
+    lines = [f"pushq {reg}" for reg in SAVED]
+    lines += ["xorl %eax, %eax", "testq %rdx, %rdx", "jz .Ldone"]
+    lines += [".Lblock:"] + load_block() + compress()
+    lines += ["addq $128, %rax", "addq $128, %rcx", "decq %rdx", "jnz .Lblock", ".Ldone:"]
+    lines += [f"popq {reg}" for reg in reversed(SAVED)]
     return lines + ["vzeroupper", "ret"]
 
 
@@ -95,7 +140,7 @@ def main(path):
         "\t.p2align 6",
         f"{NAME}:",
     ]
-    text += ["\t" + line for line in body()]
+    text += [line if line.endswith(":") else "\t" + line for line in body()]
     text += [f"\t.size {NAME}, .-{NAME}", '\t.section .note.GNU-stack,"",@progbits', "#endif", ""]
     with open(path, "w") as out:
         out.write("\n".join(text))
