@@ -33,6 +33,14 @@ void blake2b256_x8_avx512(const std::uint8_t* const msgs[8], std::size_t len, st
 void blake2b256_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out,
                            std::size_t out_stride) noexcept;
 
+/// Sixteen messages of one length hashed piece by piece: bytes [done, done + len)
+/// of each, continuing `state` (opaque; set up when done is 0). With out null
+/// the piece is whole 128-byte blocks and the messages go on (len a multiple of
+/// 128); else it ends them and digest i goes to out + i * out_stride. Needs
+/// AVX-512 F+BW+VL.
+void blake2b256_x16_part_avx512(std::uint64_t state[128], const std::uint8_t* const msgs[16], std::size_t done,
+                                std::size_t len, std::uint8_t* out, std::size_t out_stride) noexcept;
+
 /// Four messages of lens[i] bytes each. Needs AVX2 + BMI2.
 void blake2b256_x4_var_avx2(const std::uint8_t* const msgs[4], const std::size_t lens[4], std::uint8_t* out,
                             std::size_t out_stride) noexcept;

@@ -115,4 +115,37 @@ void blake2b256_many(const std::uint8_t* data, std::size_t block_len, std::size_
     }
 }
 
+blake2b256_parts::blake2b256_parts() noexcept {
+#if !defined(__aarch64__)
+    kernel_ = active_isa() >= isa::avx512;
+#else
+    kernel_ = false;
+#endif
+    if (!kernel_)
+        for (auto& lane : lane_state_) blake2b_init(&lane, digest_len);
+}
+
+void blake2b256_parts::update(const std::uint8_t* const msgs[lanes], std::size_t len) noexcept {
+#if !defined(__aarch64__)
+    if (kernel_) {
+        blake2b256_x16_part_avx512(kernel_state_, msgs, done_, len, nullptr, 0);
+        done_ += len;
+        return;
+    }
+#endif
+    for (std::size_t i = 0; i < lanes; ++i) blake2b_update(&lane_state_[i], msgs[i], len);
+    done_ += len;
+}
+
+void blake2b256_parts::finish(const std::uint8_t* const msgs[lanes], std::size_t len, std::uint8_t* out,
+                              std::size_t out_stride) noexcept {
+#if !defined(__aarch64__)
+    if (kernel_) return blake2b256_x16_part_avx512(kernel_state_, msgs, done_, len, out, out_stride);
+#endif
+    for (std::size_t i = 0; i < lanes; ++i) {
+        blake2b_update(&lane_state_[i], msgs[i], len);
+        blake2b_final(&lane_state_[i], out + i * out_stride, digest_len);
+    }
+}
+
 }  // namespace rdelta::detail

@@ -6,6 +6,8 @@
 // active_isa() allows them.
 #pragma once
 
+#include <blake2.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -29,6 +31,27 @@ void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::si
 /// next to each other.
 void blake2b256_gather_var(const std::uint8_t* const* msgs, const std::size_t* lens, std::size_t count,
                            std::uint8_t* out, std::size_t out_stride) noexcept;
+
+/// BLAKE2b-256 of 16 messages of one length, fed piece by piece: a signature's
+/// blocks larger than a core's cache are hashed 16 at a time from pieces read
+/// into it. The 16-lane AVX-512 kernel at that level, libb2 per message below.
+class blake2b256_parts {
+public:
+    static constexpr std::size_t lanes = 16;
+    blake2b256_parts() noexcept;
+    /// The next `len` bytes of each message (msgs[i]); not their end, and len is
+    /// a multiple of 128.
+    void update(const std::uint8_t* const msgs[lanes], std::size_t len) noexcept;
+    /// The last `len` bytes of each message; digest i goes to out + i * out_stride.
+    void finish(const std::uint8_t* const msgs[lanes], std::size_t len, std::uint8_t* out,
+                std::size_t out_stride) noexcept;
+
+private:
+    alignas(64) std::uint64_t kernel_state_[128];
+    blake2b_state lane_state_[lanes];
+    std::size_t done_ = 0;
+    bool kernel_;
+};
 
 /// BLAKE2b-256 of one message (libb2).
 void blake2b256_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[32]) noexcept;

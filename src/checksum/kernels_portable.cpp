@@ -10,6 +10,8 @@
 #include "weak_block_sum.hpp"
 #include "weak_kernels.hpp"
 
+#include <cstdlib>
+
 namespace rdelta::detail {
 
 namespace {
@@ -55,6 +57,15 @@ void blake2b256_x4_avx2(const std::uint8_t* const msgs[4], std::size_t len, std:
 void blake2b256_x8_avx512(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
                           std::size_t stride) noexcept {
     each<8>(msgs, len, out, stride, blake2b256_one);
+}
+void blake2b256_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out,
+                           std::size_t stride) noexcept {
+    each<16>(msgs, len, out, stride, blake2b256_one);
+}
+// blake2b256_parts hash with libb2 below AVX-512, so nothing calls this here.
+void blake2b256_x16_part_avx512(std::uint64_t*, const std::uint8_t* const*, std::size_t, std::size_t,
+                                std::uint8_t*, std::size_t) noexcept {
+    std::abort();
 }
 void blake2b256_x4_var_avx2(const std::uint8_t* const msgs[4], const std::size_t lens[4], std::uint8_t* out,
                             std::size_t stride) noexcept {

@@ -17,6 +17,33 @@ inline std::uint32_t weak_sum_of(weak_kind kind, const std::uint8_t* p, std::siz
     return (s2 << 16) | (s1 & 0xffff);
 }
 
+/// The weak digest of a block fed in pieces of any length: each piece's sums come
+/// from the block kernels and are joined (RabinKarp: h(AB) = h(A) M^|B| + h(B) -
+/// M^|B|; rollsum: s1 adds up, s2(AB) = s2(A) + |B| s1(A) + s2(B)).
+class weak_sum_parts {
+public:
+    explicit weak_sum_parts(weak_kind kind) noexcept : kind_(kind), a_(kind == weak_kind::rabinkarp ? 1 : 0) {}
+    void update(const std::uint8_t* p, std::size_t n) noexcept {
+        if (kind_ == weak_kind::rabinkarp) {
+            const std::uint32_t power = rabinkarp::power(n);
+            a_ = a_ * power + (rabinkarp_block_fast(p, n) - power);
+            return;
+        }
+        std::uint32_t s1, s2;
+        rollsum_block_fast(p, n, s1, s2);
+        b_ += static_cast<std::uint32_t>(n) * a_ + s2;
+        a_ += s1;
+    }
+    std::uint32_t digest() const noexcept {
+        return kind_ == weak_kind::rabinkarp ? a_ : (b_ << 16) | (a_ & 0xffff);
+    }
+
+private:
+    weak_kind kind_;
+    std::uint32_t a_;      // RabinKarp's hash, or rollsum's s1
+    std::uint32_t b_ = 0;  // rollsum's s2
+};
+
 /// MurmurHash3's 32-bit finaliser: librsync mixes rollsum digests with it (a bijection).
 constexpr std::uint32_t mix32(std::uint32_t h) noexcept {
     h ^= h >> 16;

@@ -6,6 +6,7 @@
 #include "core/parallel.hpp"
 #include "checksum/weak_sum.hpp"
 #include "checksum/strong_sum.hpp"
+#include "checksum/blake2b_many.hpp"
 #include "signature/slice_size.hpp"
 
 #include <rdelta/patch.hpp>
@@ -15,6 +16,8 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <span>
+#include <vector>
 
 namespace rdelta {
 
@@ -74,6 +77,74 @@ std::vector<std::uint8_t> zero_block_record(const sig_params& params) {
     return record;
 }
 
+// basis[offset, offset + out.size()) into out.
+result<void> read_exact(basis_reader& basis, std::uint64_t offset, std::span<std::uint8_t> out) {
+    for (std::size_t got = 0; got < out.size();) {
+        auto n = basis.read(offset + got, out.subspan(got));
+        if (!n) return std::move(n).err();
+        if (*n == 0) return fail(errc::io_error, "the basis became shorter while it was read");
+        got += *n;
+    }
+    return {};
+}
+
+void reserve(slice_worker& w, std::size_t len) {
+    if (w.capacity < len) w.data = std::make_unique_for_overwrite<std::uint8_t[]>(len), w.capacity = len;
+}
+
+bool all_zeros(const std::uint8_t* p, std::size_t len) {
+    return len > 0 && p[0] == 0 && std::memcmp(p, p + 1, len - 1) == 0;
+}
+
+// Sixteen blocks much larger than a core's cache (1 MiB blocks are the default
+// for a 1 TiB basis): read whole, they are hashed from memory rather than from
+// the cache the read left them in (1 GiB of 1 MiB blocks took 0.29 s against
+// 0.19 s for 32 KiB blocks). Here the 16 blocks are read and hashed a piece of
+// each at a time, the pieces together the size of a core's L2. Returns false,
+// having written nothing, when the slice is not such a slice or its first
+// pieces are all zeros (hash_slice then skips hashing if the whole slice is).
+constexpr std::size_t piece_len = std::size_t{64} << 10;
+
+result<bool> hash_in_pieces(basis_reader& basis, std::uint64_t offset, std::size_t len, const sig_params& params,
+                            slice_worker& w, std::uint8_t* records) {
+    constexpr std::size_t lanes = detail::blake2b256_parts::lanes;
+    const sig_format format = params.format();
+    const std::size_t bl = params.block_len;
+    if (format.strong != strong_kind::blake2 || detail::strong_sum_lanes(format.strong) != lanes ||
+        bl <= piece_len || len != lanes * bl)
+        return false;
+    reserve(w, lanes * piece_len);
+    if (w.digest_capacity < lanes * detail::digest_stride) {
+        w.digests = std::make_unique_for_overwrite<std::uint8_t[]>(lanes * detail::digest_stride);
+        w.digest_capacity = lanes * detail::digest_stride;
+    }
+    detail::blake2b256_parts strong;
+    std::vector<detail::weak_sum_parts> weak(lanes, detail::weak_sum_parts(format.weak));
+    const std::uint8_t* pieces[lanes];
+    for (std::size_t done = 0; done < bl;) {
+        const std::size_t n = std::min(piece_len, bl - done);
+        for (std::size_t i = 0; i < lanes; ++i) {
+            auto read = read_exact(basis, offset + i * bl + done, {w.data.get() + i * piece_len, n});
+            if (!read) return std::move(read).err();
+            pieces[i] = w.data.get() + i * piece_len;
+        }
+        if (done == 0 && all_zeros(w.data.get(), lanes * piece_len)) return false;
+        for (std::size_t i = 0; i < lanes; ++i) weak[i].update(pieces[i], n);
+        done += n;
+        if (done < bl) {
+            strong.update(pieces, n);
+        } else {
+            strong.finish(pieces, n, w.digests.get(), detail::digest_stride);
+        }
+    }
+    const std::size_t rec = 4 + params.strong_len;
+    for (std::size_t i = 0; i < lanes; ++i) {
+        detail::put_be(records + i * rec, weak[i].digest(), 4);
+        std::memcpy(records + i * rec + 4, w.digests.get() + i * detail::digest_stride, params.strong_len);
+    }
+    return true;
+}
+
 // Records of the blocks of basis[offset, offset + len) into `records`.
 result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t len, const sig_params& params,
                         slice_worker& w, std::uint8_t* records, const std::vector<std::uint8_t>& zero_record) {
@@ -84,14 +155,11 @@ result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t l
             std::memcpy(records + i * rec, zero_record.data(), rec);
         return {};
     }
-    if (w.capacity < len) w.data = std::make_unique_for_overwrite<std::uint8_t[]>(len), w.capacity = len;
-    for (std::size_t got = 0; got < len;) {
-        auto n = basis.read(offset + got, {w.data.get() + got, len - got});
-        if (!n) return std::move(n).err();
-        if (*n == 0) return fail(errc::io_error, "the basis became shorter while it was read");
-        got += *n;
-    }
-    if (len % params.block_len == 0 && len > 0 && w.data[0] == 0 && std::memcmp(w.data.get(), w.data.get() + 1, len - 1) == 0) {
+    if (auto pieces = hash_in_pieces(basis, offset, len, params, w, records); !pieces || *pieces)
+        return pieces ? result<void>{} : std::move(pieces).err();
+    reserve(w, len);
+    if (auto read = read_exact(basis, offset, {w.data.get(), len}); !read) return read;
+    if (len % params.block_len == 0 && all_zeros(w.data.get(), len)) {
         // Written zeros (a dense image's free space): no hashing either.
         for (std::size_t i = 0; i < len / params.block_len; ++i)
             std::memcpy(records + i * rec, zero_record.data(), rec);

@@ -124,3 +124,19 @@ TEST_CASE("block kernels equal the plain loops at every length and alignment") {
     CHECK(weak_sum_of(weak_kind::rollsum, ff.data(), ff.size()) == rollsum_of(ff.data(), ff.size()));
     CHECK(rabinkarp_block(ff.data(), ff.size()) == rabinkarp_of(ff.data(), ff.size()));
 }
+
+TEST_CASE("weak sums fed in pieces equal the whole block's") {
+    const auto data = test::random_bytes(70000, 5);
+    for (weak_kind kind : {weak_kind::rollsum, weak_kind::rabinkarp}) {
+        for (std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{128}, std::size_t{4096}, data.size()}) {
+            CAPTURE(static_cast<int>(kind));
+            CAPTURE(piece);
+            weak_sum_parts parts(kind);
+            for (std::size_t at = 0; at < data.size(); at += piece)
+                parts.update(data.data() + at, std::min(piece, data.size() - at));
+            CHECK(parts.digest() == weak_sum_of(kind, data.data(), data.size()));
+        }
+        weak_sum_parts none(kind);  // no piece at all: the empty block
+        CHECK(none.digest() == weak_sum_of(kind, data.data(), 0));
+    }
+}
