@@ -1,6 +1,7 @@
 // delta_file.cpp - deltas of random-access new files: data is read in large
 // chunks, holes are not read at all but passed to the job as runs of zeros.
 #include "delta_job.hpp"
+#include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
 
 #include <rdelta/delta.hpp>
@@ -64,7 +65,7 @@ result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const
     auto j = make_delta_job(sig, options);
     job_pump pump(*j, sink);
     const std::size_t chunk = std::max<std::size_t>(1, sig.params().block_len);
-    auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(chunk);
+    auto buf = detail::make_aligned_bytes(chunk);
     for (std::uint64_t pos = 0; pos < size;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - pos));
         if (auto r = read_exactly(file, pos, buf.get(), n); !r) return std::move(r).err();
@@ -103,9 +104,15 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
     // Room before each chunk for the bytes the job has not encoded yet (a block and a
     // literal run), passed again so that the job scans all of it in parallel. Not for
     // blocks as large as a chunk: memory stays about three blocks.
-    const std::size_t room = block_len + kept_slack <= chunk ? static_cast<std::size_t>(block_len) + kept_slack : 0;
-    std::unique_ptr<std::uint8_t[]> buf;
-    std::size_t last_data = 0;  // bytes of the last push when it was data, else 0
+    // Reads land at `room` bytes in, on a cache line (aligned_buffer.hpp says why),
+    // and the kept bytes go right before them.
+    const std::size_t room = block_len + kept_slack <= chunk
+                                 ? (static_cast<std::size_t>(block_len) + kept_slack + detail::read_alignment - 1) /
+                                       detail::read_alignment * detail::read_alignment
+                                 : 0;
+    detail::aligned_bytes buf;
+    std::uint8_t* last_start = nullptr;  // the last push's first byte when it was data
+    std::size_t last_data = 0;           // bytes of the last push when it was data, else 0
     for (std::uint64_t pos = 0; pos < size;) {
         if (const std::uint64_t hole = hole_length(new_file, pos, size); hole > 0) {
             for (std::uint64_t done = 0; done < hole;) {
@@ -118,17 +125,19 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
             last_data = 0;
         } else {
             const auto n = static_cast<std::size_t>(data_length(new_file, pos, size, balanced_chunk(size - pos, chunk)));
-            if (!buf) buf = std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(std::min(chunk, size)) + room);
+            if (!buf) buf = detail::make_aligned_bytes(static_cast<std::size_t>(std::min(chunk, size)) + room);
+            std::uint8_t* const data = buf.get() + room;
             std::size_t kept = j->kept_bytes();
             if (kept > 0 && kept <= room && kept <= last_data) {
-                std::memmove(buf.get(), buf.get() + last_data - kept, kept);
+                std::memmove(data - kept, last_start + last_data - kept, kept);
                 j->next_input_repeats_kept();
             } else {
                 kept = 0;
             }
-            if (auto r = read_exactly(new_file, pos, buf.get() + kept, n); !r) return std::move(r).err();
-            if (auto r = j->push_to({buf.get(), kept + n}, false, sink); !r) return std::move(r).err();
+            if (auto r = read_exactly(new_file, pos, data, n); !r) return std::move(r).err();
+            if (auto r = j->push_to({data - kept, kept + n}, false, sink); !r) return std::move(r).err();
             pos += n;
+            last_start = data - kept;
             last_data = kept + n;
         }
         if (progress) progress(pos);

@@ -1,6 +1,8 @@
 // drive.cpp - job_pump and drive_job (rdelta/drive.hpp).
 #include <rdelta/drive.hpp>
 
+#include "core/aligned_buffer.hpp"
+
 #include <algorithm>
 #include <new>
 
@@ -35,7 +37,7 @@ result<void> drive_job(job& j, byte_source& in, const byte_sink& out, const driv
     std::size_t chunk = std::max<std::size_t>(options.chunk, 1);
     // A small input needs no buffer larger than itself (+1 to see its end).
     if (in.size_hint() >= 0) chunk = std::min<std::size_t>(chunk, static_cast<std::size_t>(in.size_hint()) + 1);
-    std::unique_ptr<std::uint8_t[]> buf(new (std::nothrow) std::uint8_t[chunk]);
+    const auto buf = detail::make_aligned_bytes_nothrow(chunk);  // read into: aligned_buffer.hpp says why
     if (!buf) return fail(errc::mem_error, in.name() + ": out of memory for an input buffer");
     job_pump pump(j, out, options.out_buffer);
     for (;;) {

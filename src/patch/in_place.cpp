@@ -113,7 +113,7 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
     check_result res;
     std::uint64_t& out = res.out_size;
     const std::size_t buf_size = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, basis_size + 1));
-    auto buf_store = std::make_unique_for_overwrite<std::uint8_t[]>(sum ? buf_size : 0);
+    auto buf_store = detail::make_aligned_bytes(sum ? buf_size : 0);  // read into
     const std::span<std::uint8_t> buf(buf_store.get(), sum ? buf_size : 0);
     stats = job_stats{};
     stats.op = "patch";

@@ -3,6 +3,7 @@
 // output, so memory stays constant whatever the command lengths.
 #include "format/checksum_trailer.hpp"
 #include "format/command_decoder.hpp"
+#include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
 #include "format/netint.hpp"
 #include "format/opcodes.hpp"
@@ -230,7 +231,8 @@ private:
             std::memset(out, 0, n);
             return n;
         }
-        return basis_.read(copy_pos_, {out, n});
+        // Up to a cache line first, so that the kernel's copy of the rest is aligned.
+        return basis_.read(copy_pos_, {out, detail::read_head(out, n)});
     }
 
     error past_end() const {

@@ -146,7 +146,7 @@ result<void> write_batch::run(const op& o) {
         break;
     }
     // Front to back, which is safe as the source starts after the destination.
-    if (!copy_buf_) copy_buf_ = std::make_unique_for_overwrite<std::uint8_t[]>(zero_piece);
+    if (!copy_buf_) copy_buf_ = make_aligned_bytes(zero_piece);
     for (std::uint64_t done = 0; done < o.len;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(zero_piece, o.len - done));
         if (file_.is_hole(o.src + done, n)) {  // holes in the source are not read

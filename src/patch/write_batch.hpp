@@ -8,6 +8,7 @@
 // zeros; only literal bytes are held, up to literal_capacity.
 #pragma once
 
+#include "core/aligned_buffer.hpp"
 #include "journal_writer.hpp"
 
 #include <rdelta/in_place.hpp>
@@ -60,7 +61,7 @@ private:
     std::uint64_t batch_bytes_;
     std::vector<op> ops_;
     std::vector<std::uint8_t> data_;
-    std::unique_ptr<std::uint8_t[]> copy_buf_;  // allocated by the first move
+    aligned_bytes copy_buf_;  // allocated by the first move; read into
     std::uint64_t queued_ = 0;  // journal bytes of this batch (without a journal: bytes it overwrites)
     std::uint64_t journal_mark_ = 0;  // journal size when the batch began
     bool started_ = false;

@@ -1,6 +1,7 @@
 // signature_file.cpp - signatures of random-access inputs: each thread reads its
 // own slice of whole blocks and hashes it while the data is still in its cache,
 // then the records are written in file order.
+#include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
 #include "format/netint.hpp"
 #include "core/parallel.hpp"
@@ -26,7 +27,7 @@ namespace {
 constexpr std::size_t slice_target = std::size_t{1} << 20;  // fits in a core's L2
 
 struct slice_worker {
-    std::unique_ptr<std::uint8_t[]> data;
+    detail::aligned_bytes data;  // read into: aligned_buffer.hpp says why
     std::unique_ptr<std::uint8_t[]> digests;
     std::size_t capacity = 0, digest_capacity = 0;
 };
@@ -89,7 +90,7 @@ result<void> read_exact(basis_reader& basis, std::uint64_t offset, std::span<std
 }
 
 void reserve(slice_worker& w, std::size_t len) {
-    if (w.capacity < len) w.data = std::make_unique_for_overwrite<std::uint8_t[]>(len), w.capacity = len;
+    if (w.capacity < len) w.data = detail::make_aligned_bytes(len), w.capacity = len;
 }
 
 bool all_zeros(const std::uint8_t* p, std::size_t len) {
