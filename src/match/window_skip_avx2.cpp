@@ -40,6 +40,9 @@ inline rv rv_up(rv y) noexcept {
         return _mm256_alignr_epi8(y, low_up, 16 - 4 * K);
 }
 inline rv rv_last(rv y) noexcept { return _mm256_permutevar8x32_epi32(y, _mm256_set1_epi32(7)); }
+inline rv rv_zero_to(rv v, rv repl) noexcept {
+    return _mm256_blendv_epi8(v, repl, _mm256_cmpeq_epi32(v, _mm256_setzero_si256()));
+}
 inline rv rv_key(rv v) noexcept { return _mm256_or_si256(v, _mm256_cmpeq_epi32(v, _mm256_setzero_si256())); }
 
 #include "checksum/rolling_lanes_body.inc"
@@ -61,9 +64,13 @@ inline unsigned passing4(const std::uint64_t* words, const std::uint32_t* word, 
     return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(ok)));
 }
 
+inline rv rl_words_by(prefilter_view f, rv keys, rv word_mult, rv bit_mult, std::uint32_t* at) noexcept {
+    rv_store(at, _mm256_srl_epi32(rv_mullo(keys, word_mult), _mm_cvtsi32_si128(static_cast<int>(f.shift))));
+    return RV_SRLI(rv_mullo(keys, bit_mult), prefilter_bit_shift);
+}
+
 inline rv rl_words(prefilter_view f, rv keys, std::uint32_t* at) noexcept {
-    rv_store(at, _mm256_srl_epi32(rv_mullo(keys, rv_set1(prefilter_word_mult)), _mm_cvtsi32_si128(static_cast<int>(f.shift))));
-    return RV_SRLI(rv_mullo(keys, rv_set1(prefilter_bit_mult)), prefilter_bit_shift);
+    return rl_words_by(f, keys, rv_set1(prefilter_word_mult), rv_set1(prefilter_bit_mult), at);
 }
 
 inline unsigned rl_test(prefilter_view f, const std::uint32_t* at, rv m) noexcept {

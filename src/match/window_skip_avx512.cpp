@@ -45,6 +45,9 @@ inline rv rv_up(rv y) noexcept {
     return _mm512_alignr_epi32(y, _mm512_setzero_si512(), 16 - K);
 }
 inline rv rv_last(rv y) noexcept { return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), y); }
+inline rv rv_zero_to(rv v, rv repl) noexcept {
+    return _mm512_mask_mov_epi32(v, _mm512_cmpeq_epi32_mask(v, _mm512_setzero_si512()), repl);
+}
 inline rv rv_key(rv v) noexcept {
     return _mm512_mask_mov_epi32(v, _mm512_cmpeq_epi32_mask(v, _mm512_setzero_si512()), _mm512_set1_epi32(-1));
 }
@@ -67,9 +70,13 @@ inline unsigned passing8(const std::uint64_t* words, const std::uint32_t* word, 
     return _mm512_test_epi64_mask(three, fourth);  // bit 0 of all four
 }
 
+inline rv rl_words_by(prefilter_view f, rv keys, rv word_mult, rv bit_mult, std::uint32_t* at) noexcept {
+    rv_store(at, _mm512_srl_epi32(rv_mullo(keys, word_mult), _mm_cvtsi32_si128(static_cast<int>(f.shift))));
+    return RV_SRLI(rv_mullo(keys, bit_mult), prefilter_bit_shift);
+}
+
 inline rv rl_words(prefilter_view f, rv keys, std::uint32_t* at) noexcept {
-    rv_store(at, _mm512_srl_epi32(rv_mullo(keys, rv_set1(prefilter_word_mult)), _mm_cvtsi32_si128(static_cast<int>(f.shift))));
-    return RV_SRLI(rv_mullo(keys, rv_set1(prefilter_bit_mult)), prefilter_bit_shift);
+    return rl_words_by(f, keys, rv_set1(prefilter_word_mult), rv_set1(prefilter_bit_mult), at);
 }
 
 inline unsigned rl_test(prefilter_view f, const std::uint32_t* at, rv m) noexcept {
