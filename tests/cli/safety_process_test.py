@@ -7,7 +7,8 @@ in and the streams it is given.
      delta); a patch basis on stdin is read at absolute positions, as rdiff does.
   6. Inherited SIG_IGN stays (nohup, ignored SIGPIPE gives 100); the other
      terminating signals remove the temporary output and kill with the same signal.
-  7. Closed descriptors 0-2 are reopened on /dev/null before anything is opened.
+  7. Closed descriptors 0-2 are reopened on /dev/null before anything is opened; `-`
+     on a closed stdin or stdout fails with 100 as in rdiff.
   8. Out of memory under `ulimit -v`: 102 with a message, never an abort, and no
      temporary file left (skipped under AddressSanitizer, which needs the address space).
   9. Under the name rdiff: rdelta's own options are unknown options, and the errors
@@ -274,6 +275,27 @@ class Suite:
         r = subprocess.run(["sh", "-c", f'exec 2>&-; exec "{R}" patch basis nosuch out.bin'], capture_output=True)
         check(r.returncode == 100 and not os.path.exists("out.bin"), f"error with fd 2 closed: {r.returncode}")
         rm("out.sig", "ref.sig")
+        self.closed_stdio_named()
+
+    def closed_stdio_named(self):
+        """`-` (or an argument left out) on a closed stdin or stdout fails with 100 and
+        creates nothing: never a signature of an empty input, never an output thrown away
+        with status 0. rdiff fails with 100 on a closed stdout; with stdin closed its
+        output file takes descriptor 0, so it reads its own empty output (delta: status 0)."""
+        R = self.rdelta
+        cases = [("0<&-", ["signature", "-", "out.x"]), ("0<&-", ["signature"]),
+                 ("0<&-", ["delta", "basis.sig", "-", "out.x"]), ("0<&-", ["patch", "basis", "-", "out.x"]),
+                 ("1>&-", ["signature", "basis", "-"]), ("1>&-", ["signature", "basis"]),
+                 ("1>&-", ["delta", "basis.sig", "new", "-"]), ("1>&-", ["patch", "basis", "new.delta"])]
+        for closing, words in cases:
+            for tool in (R, self.as_rdiff):
+                rm("out.x")
+                cmd = " ".join(f'"{w}"' for w in [tool, *words])
+                r = subprocess.run(["sh", "-c", f"exec {closing}; exec {cmd}"], capture_output=True)
+                check(r.returncode == 100 and not os.path.exists("out.x"),
+                      f"{os.path.basename(tool)} {' '.join(words)} with {closing}: exit {r.returncode} "
+                      f"(100 expected), output {'created' if os.path.exists('out.x') else 'not created'}")
+        rm("out.x")
 
     # ----- 8: out of memory ------------------------------------------------------------
 
