@@ -30,7 +30,7 @@ result<void> read_exactly(basis_reader& file, std::uint64_t pos, std::uint8_t* p
     for (std::size_t got = 0; got < n;) {
         auto r = file.read(pos + got, {p + got, n - got});
         if (!r) return std::move(r).err();
-        if (*r == 0) return fail(errc::io_error, "the new file became shorter while it was read");
+        if (*r == 0) return fail(errc::input_ended, "the new file became shorter while it was read");
         got += *r;
     }
     return {};

@@ -27,11 +27,16 @@ std::int64_t random_access_size(int fd, const struct stat& st) {
     return -1;
 }
 
-// SEEK_DATA finds the next byte that is not in a hole (ENXIO: none follows).
+// SEEK_DATA finds the next byte that is not in a hole. ENXIO means no data
+// follows, and also that `pos` is at or past the end: a file that shrank while it
+// was read is not a hole there (its bytes must be read, and found missing, or a
+// signature would describe zeros and a patch would copy them in silently).
 bool hole_at(int fd, std::uint64_t pos, std::uint64_t len) {
     const off_t data = ::lseek(fd, static_cast<off_t>(pos), SEEK_DATA);
-    if (data < 0) return errno == ENXIO;
-    return static_cast<std::uint64_t>(data) >= pos + len;
+    if (data >= 0) return static_cast<std::uint64_t>(data) >= pos + len;
+    if (errno != ENXIO) return false;
+    struct stat st {};
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pos + len <= static_cast<std::uint64_t>(st.st_size);
 }
 
 }  // namespace io_detail
@@ -130,7 +135,7 @@ result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> 
         const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(offset_ + pos));
         if (r > 0 && nocache_) drop_behind(offset_ + pos + static_cast<std::uint64_t>(r));
         if (r == 0 && size_ >= 0 && pos < static_cast<std::uint64_t>(size_) && !out.empty())
-            return fail(errc::io_error, name_ + ": the file became shorter while it was read");
+            return fail(errc::input_ended, name_ + ": the file became shorter while it was read");
         if (r >= 0) return static_cast<std::size_t>(r);
         if (errno == EINTR) continue;
         if (errno == ESPIPE) return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");

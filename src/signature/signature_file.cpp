@@ -83,7 +83,7 @@ result<void> read_exact(basis_reader& basis, std::uint64_t offset, std::span<std
     for (std::size_t got = 0; got < out.size();) {
         auto n = basis.read(offset + got, out.subspan(got));
         if (!n) return std::move(n).err();
-        if (*n == 0) return fail(errc::io_error, "the basis became shorter while it was read");
+        if (*n == 0) return fail(errc::input_ended, "the basis became shorter while it was read");
         got += *n;
     }
     return {};
