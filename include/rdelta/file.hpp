@@ -106,7 +106,11 @@ private:
 ///   permission bits (never setuid or setgid), ACLs and extended attributes; when a
 ///   rename would lose something (other hard links, an owner only root could give,
 ///   a folder the caller cannot write) the complete output is instead copied into
-///   the existing file, so every link sees it.
+///   the existing file, so every link sees it. That copy is not atomic: space for
+///   it is allocated first (a full disk fails with the file unchanged), the cleanup
+///   signals wait until it is done, and if it fails or the process dies during it,
+///   the staging file (`.NAME.rdelta-XXXXXX` beside the file, or in $TMPDIR when
+///   that folder is not writable) keeps the complete output; the error names it.
 /// Destroyed without commit(), it removes its temporary file.
 class output_file {
 public:
@@ -155,7 +159,9 @@ public:
 private:
     static constexpr unsigned char stream_kind = 0;
     output_file() = default;
-    static result<output_file> create_rewrite(output_file out, const std::string& folder, const struct stat& st);
+    static result<output_file> create_rewrite(output_file out, const std::string& folder, const std::string& base,
+                                              const struct stat& st);
+    result<void> rewrite_inode();
     void discard() noexcept;
     result<void> write_all(const std::uint8_t* p, std::size_t n);
     result<void> publish();

@@ -4,6 +4,7 @@
 
 #include <rdelta/file.hpp>
 
+#include <atomic>
 #include <climits>
 #include <csignal>
 #include <cstring>
@@ -17,6 +18,10 @@ namespace {
 
 volatile std::sig_atomic_t temp_registered = 0;
 char temp_path_for_signal[PATH_MAX];
+// Any thread may take the signal: lock-free atomics are async-signal-safe.
+std::atomic<int> deferrals{0};
+std::atomic<int> deferred_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
 }  // namespace
 
@@ -33,7 +38,21 @@ namespace {
 // Remove the temporary file, then die of the same signal with its default action,
 // so the parent sees "killed by SIGxxx" (a shell's 128+N), not an exit status.
 // The signal is blocked while its handler runs: unblock it after re-raising it.
+void die_of(int sig);
+
 extern "C" void remove_temp_and_die(int sig) {
+    if (deferrals.load() > 0) {
+        int none = 0;
+        deferred_signal.compare_exchange_strong(none, sig);
+        // The deferral may have ended meanwhile, having seen no signal.
+        if (deferrals.load() > 0) return;
+        sig = deferred_signal.exchange(0);
+        if (sig == 0) return;  // the ending deferral took it
+    }
+    die_of(sig);
+}
+
+void die_of(int sig) {
     if (temp_registered) unlink(temp_path_for_signal);  // async-signal-safe
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
@@ -48,6 +67,13 @@ extern "C" void remove_temp_and_die(int sig) {
 }
 
 }  // namespace
+
+signal_deferral::signal_deferral() { deferrals.fetch_add(1); }
+
+signal_deferral::~signal_deferral() {
+    if (deferrals.fetch_sub(1) != 1) return;
+    if (const int sig = deferred_signal.exchange(0)) die_of(sig);
+}
 
 }  // namespace io_detail
 

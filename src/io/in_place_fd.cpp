@@ -21,7 +21,7 @@ namespace rdelta {
 
 using io_detail::io_fail;
 
-bool in_place_fd::is_hole(std::uint64_t pos, std::uint64_t len) { return io_detail::hole_at(fd_, pos, len); }
+bool in_place_fd::is_hole(std::uint64_t pos, std::uint64_t len) { return io_detail::hole_or_past_end(fd_, pos, len); }
 
 result<in_place_fd> in_place_fd::open(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);

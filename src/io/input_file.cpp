@@ -39,6 +39,12 @@ bool hole_at(int fd, std::uint64_t pos, std::uint64_t len) {
     return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pos + len <= static_cast<std::uint64_t>(st.st_size);
 }
 
+bool hole_or_past_end(int fd, std::uint64_t pos, std::uint64_t len) {
+    const off_t data = ::lseek(fd, static_cast<off_t>(pos), SEEK_DATA);
+    if (data < 0) return errno == ENXIO;
+    return static_cast<std::uint64_t>(data) >= pos + len;
+}
+
 }  // namespace io_detail
 
 result<input_file> input_file::open(const std::string& path) {

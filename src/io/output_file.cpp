@@ -100,14 +100,17 @@ result<output_file> output_file::create(const std::string& path, bool force) {
         return out;
     }
     case io_detail::output_kind::rewrite_inode:
-        return create_rewrite(std::move(out), target->folder, target->st);
+        return create_rewrite(std::move(out), target->folder, target->base, target->st);
     }
     return fail(errc::internal_error, out.name_ + ": unknown output kind");
 }
 
 // The existing file is kept open and rewritten at commit(); until then the output
-// goes to an unnamed file in the same folder (when writable) or in $TMPDIR.
-result<output_file> output_file::create_rewrite(output_file out, const std::string& folder, const struct stat& st) {
+// goes to a staging file beside it (when its folder is writable) or in $TMPDIR. The
+// staging file keeps its name until the rewrite is complete: a rewrite that fails
+// or is cut short (kill, crash) leaves the complete new content there.
+result<output_file> output_file::create_rewrite(output_file out, const std::string& folder, const std::string& base,
+                                                const struct stat& st) {
     out.target_fd_ = ::open(out.path_.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     if (out.target_fd_ < 0) return io_fail(out.name_, "cannot open for writing", errno);
     struct stat now {};
@@ -115,11 +118,11 @@ result<output_file> output_file::create_rewrite(output_file out, const std::stri
         return fail(errc::io_error, out.name_ + ": the file was replaced while it was opened");
     const char* tmpdir = std::getenv("TMPDIR");
     const bool here = ::faccessat(AT_FDCWD, folder.c_str(), W_OK | X_OK, AT_EACCESS) == 0;
-    std::string staging;
-    auto fd = io_detail::make_temp_beside(here ? folder : (tmpdir && *tmpdir ? tmpdir : "/tmp"), "", out.name_, staging);
+    auto fd = io_detail::make_temp_beside(here ? folder : (tmpdir && *tmpdir ? tmpdir : "/tmp"), base, out.name_,
+                                          out.temp_);
     if (!fd) return std::move(fd).err();
-    ::unlink(staging.c_str());  // unnamed from now on: nothing to clean up after a crash
     out.fd_ = *fd;
+    register_temp(out.temp_);
     return out;
 }
 
@@ -246,7 +249,7 @@ result<std::size_t> output_file::read_back(std::uint64_t pos, std::span<std::uin
 }
 
 
-bool output_file::hole_in_written(std::uint64_t pos, std::uint64_t len) const { return io_detail::hole_at(fd_, pos, len); }
+bool output_file::hole_in_written(std::uint64_t pos, std::uint64_t len) const { return io_detail::hole_or_past_end(fd_, pos, len); }
 
 result<void> output_file::commit() {
     if (kind_ == stream_kind) return {};
@@ -260,9 +263,7 @@ result<void> output_file::commit() {
         if (::fstat(target_fd_, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) != 0 &&
             ::fchmod(target_fd_, st.st_mode & 01777) != 0)
             return io_fail(name_, "cannot clear the setuid and setgid bits", errno);
-        if (auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_); !copied) return copied;
-        if (::close(std::exchange(target_fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
-        return {};
+        return rewrite_inode();
     }
     if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
     if (::close(std::exchange(fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
@@ -274,6 +275,26 @@ result<void> output_file::commit() {
     unregister_temp();
     temp_.clear();
     if (durable_) io_detail::sync_folder(path_);
+    return {};
+}
+
+// The one step that overwrites the user's file and cannot be atomic: signals wait
+// until it is done, and if it fails the staging file, which holds the complete new
+// content, is kept and named in the error.
+result<void> output_file::rewrite_inode() {
+    if (auto room = io_detail::reserve_for_copy(fd_, target_fd_, pos_, name_); !room) return room;
+    if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
+    io_detail::signal_deferral no_stop_halfway;
+    unregister_temp();
+    auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_);
+    if (copied && ::close(std::exchange(target_fd_, -1)) != 0) copied = io_fail(name_, "write failed", errno);
+    if (!copied) {
+        const std::string kept = std::exchange(temp_, "");
+        return fail(copied.err().code, copied.err().message + "; the file is partly rewritten, its complete new content "
+                                                              "is kept in " + kept);
+    }
+    ::unlink(temp_.c_str());
+    temp_.clear();
     return {};
 }
 

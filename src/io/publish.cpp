@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <memory>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace rdelta::io_detail {
@@ -83,6 +84,27 @@ result<void> zero_range(int to, std::uint64_t pos, std::uint64_t end, const std:
 }
 
 }  // namespace
+
+result<void> reserve_for_copy(int from, int to, std::uint64_t size, const std::string& name) {
+    for (std::uint64_t pos = 0; pos < size;) {
+        const off_t data = ::lseek(from, static_cast<off_t>(pos), SEEK_DATA);
+        if (data < 0 && errno == ENXIO) return {};
+        const std::uint64_t start = data < 0 ? pos : static_cast<std::uint64_t>(data);
+        if (start >= size) return {};
+        const off_t hole = data < 0 ? -1 : ::lseek(from, data, SEEK_HOLE);
+        const std::uint64_t end = hole < 0 ? size : std::min<std::uint64_t>(static_cast<std::uint64_t>(hole), size);
+        if (end <= start) return {};
+        if (::fallocate(to, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(start), static_cast<off_t>(end - start)) != 0) {
+            const int err = errno;
+            if (err != ENOSPC && err != EDQUOT && err != EFBIG) return {};  // cannot tell: the copy will
+            struct stat st {};
+            if (::fstat(to, &st) == 0) (void)::ftruncate(to, st.st_size);  // frees what was allocated past the end
+            return io_fail(name, "not enough space to rewrite the file (it is unchanged)", err);
+        }
+        pos = end;
+    }
+    return {};
+}
 
 result<void> copy_into_inode(int from, int to, std::uint64_t size, bool durable, const std::string& name) {
     for (std::uint64_t pos = 0; pos < size;) {

@@ -12,6 +12,12 @@ namespace rdelta::io_detail {
 /// replacing a file that is there now; `temp` is left for the caller to remove.
 result<void> rename_no_replace(const std::string& temp, const std::string& path, const std::string& name);
 
+/// Allocate in `to` the space the data of `from`'s first `size` bytes will take
+/// (holes of `from` need none), changing nothing `to` reads: a disk too full for
+/// the rewrite fails here, before `to` is touched. Filesystems that cannot
+/// preallocate pass unchecked.
+result<void> reserve_for_copy(int from, int to, std::uint64_t size, const std::string& name);
+
 /// Copy the first `size` bytes of `from` over the file open as `to` (holes stay
 /// holes where the filesystem can punch them), cut `to` to `size`, and fsync it
 /// when `durable`. Used when the existing file's inode must be kept.
