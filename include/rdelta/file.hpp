@@ -99,8 +99,9 @@ private:
 /// - "-", /dev/stdout, /dev/fd/N, /proc/PID/fd/N, devices, FIFOs and terminals are
 ///   streams written directly;
 /// - symlinks are followed: the file they name is what gets written;
-/// - a new output is written to a temporary file beside it, flushed to disk, and
-///   renamed into place with a rename that cannot replace: a file that appeared
+/// - a new output is written to a temporary file beside it (unnamed, O_TMPFILE,
+///   where the filesystem allows: a killed process leaves nothing), flushed to disk,
+///   and named by a link or rename that cannot replace: a file that appeared
 ///   meanwhile is kept and the command fails (file exists);
 /// - an existing file (`force`) is replaced by a rename that keeps its owner, group,
 ///   permission bits (never setuid or setgid), ACLs and extended attributes; when a
@@ -162,6 +163,7 @@ private:
     static result<output_file> create_rewrite(output_file out, const std::string& folder, const std::string& base,
                                               const struct stat& st);
     result<void> rewrite_inode();
+    result<void> publish_unnamed(bool no_replace);
     void discard() noexcept;
     result<void> write_all(const std::uint8_t* p, std::size_t n);
     result<void> publish();
@@ -176,6 +178,7 @@ private:
     std::uint64_t flushing_to_ = 0;  // writeback started up to here
     bool force_ = false, sparse_ = false, nocache_ = false, durable_ = false;
     bool no_direct_copy_ = false;  // the kernel refused a copy_file_range
+    bool unnamed_ = false;         // fd_ is an O_TMPFILE file: nothing to remove if the run dies
     int data_fd_ = -1;             // append_copy: the data run of data_fd_ found last,
     std::uint64_t data_from_ = 0, data_to_ = 0;  // [data_from_, data_to_)
 };

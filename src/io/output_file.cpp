@@ -87,10 +87,14 @@ result<output_file> output_file::create(const std::string& path, bool force) {
     }
     case io_detail::output_kind::new_file:
     case io_detail::output_kind::replace: {
-        auto fd = io_detail::make_temp_beside(target->folder, target->base, out.name_, out.temp_);
-        if (!fd) return std::move(fd).err();
-        out.fd_ = *fd;
-        register_temp(out.temp_);
+        out.fd_ = io_detail::open_unnamed_in(target->folder);
+        out.unnamed_ = out.fd_ >= 0;
+        if (!out.unnamed_) {  // a named temporary file, removed on error and by the cleanup signals
+            auto fd = io_detail::make_temp_beside(target->folder, target->base, out.name_, out.temp_);
+            if (!fd) return std::move(fd).err();
+            out.fd_ = *fd;
+            register_temp(out.temp_);
+        }
         if (target->kind == io_detail::output_kind::new_file) {
             ::fchmod(out.fd_, creation_mode());
             return out;
@@ -142,6 +146,7 @@ output_file::output_file(output_file&& other) noexcept
       nocache_(other.nocache_),
       durable_(other.durable_),
       no_direct_copy_(other.no_direct_copy_),
+      unnamed_(other.unnamed_),
       data_fd_(other.data_fd_),
       data_from_(other.data_from_),
       data_to_(other.data_to_) {}
@@ -266,6 +271,7 @@ result<void> output_file::commit() {
         return rewrite_inode();
     }
     if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
+    if (unnamed_) return publish_unnamed(kind == io_detail::output_kind::new_file && !force_);
     if (::close(std::exchange(fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
     if (kind == io_detail::output_kind::new_file && !force_) {
         if (auto renamed = io_detail::rename_no_replace(temp_, path_, name_); !renamed) return renamed;
@@ -274,6 +280,28 @@ result<void> output_file::commit() {
     }
     unregister_temp();
     temp_.clear();
+    if (durable_) io_detail::sync_folder(path_);
+    return {};
+}
+
+// An unnamed output gets its name by a link: straight under the output's name
+// when nothing may be replaced (the link fails if a file appeared meanwhile), else
+// under a temporary name renamed over the old file.
+result<void> output_file::publish_unnamed(bool no_replace) {
+    if (no_replace) {
+        if (auto linked = io_detail::link_unnamed(fd_, path_, name_); !linked) return linked;
+    } else {
+        const auto slash = path_.rfind('/');
+        const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path_.substr(0, slash);
+        const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
+        if (auto linked = io_detail::link_unnamed_beside(fd_, folder, base, name_, temp_); !linked) return linked;
+        register_temp(temp_);
+        if (::rename(temp_.c_str(), path_.c_str()) != 0)
+            return io_fail(name_, "cannot rename the finished output into place", errno);  // discard() unlinks temp_
+        unregister_temp();
+        temp_.clear();
+    }
+    if (::close(std::exchange(fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
     if (durable_) io_detail::sync_folder(path_);
     return {};
 }

@@ -7,13 +7,62 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <memory>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace rdelta::io_detail {
+
+namespace {
+
+error appeared_meanwhile(const std::string& name) {
+    return fail(errc::io_error, name + ": file exists: it appeared while the output was written and was left "
+                                       "untouched (use --force to overwrite)");
+}
+
+std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// `.NAME.rdelta-XXXXXX` in `folder`, or `.rdelta-XXXXXX` when too long for a name.
+std::string temp_template(const std::string& folder, const std::string& base) {
+    constexpr std::size_t extra = sizeof(".") - 1 + sizeof(".rdelta-XXXXXX") - 1;
+    const std::string prefix = folder == "/" ? "/" : folder + "/";
+    return base.size() + extra <= NAME_MAX ? prefix + "." + base + ".rdelta-XXXXXX" : prefix + ".rdelta-XXXXXX";
+}
+
+}  // namespace
+
+int open_unnamed_in(const std::string& folder) {
+    if (::access("/proc/self/fd", X_OK) != 0) return -1;
+    const int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    return fd;  // -1: EOPNOTSUPP, EISDIR (kernels or filesystems without it), or a real error met again later
+}
+
+result<void> link_unnamed(int fd, const std::string& path, const std::string& name) {
+    if (::linkat(AT_FDCWD, fd_path(fd).c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return {};
+    if (errno == EEXIST) return appeared_meanwhile(name);
+    return io_fail(name, "cannot link the finished output into place", errno);
+}
+
+result<void> link_unnamed_beside(int fd, const std::string& folder, const std::string& base, const std::string& name,
+                                 std::string& temp) {
+    static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        temp = temp_template(folder, base);
+        unsigned char random[6];
+        if (::getrandom(random, sizeof random, 0) != static_cast<ssize_t>(sizeof random))
+            for (auto& r : random) r = static_cast<unsigned char>(std::rand());
+        for (std::size_t i = 0; i < sizeof random; ++i) temp[temp.size() - 6 + i] = letters[random[i] % 62];
+        if (::linkat(AT_FDCWD, fd_path(fd).c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) return {};
+        if (errno != EEXIST) break;
+    }
+    const int err = errno;
+    temp.clear();
+    return io_fail(name, "cannot link the finished output beside it", err);
+}
 
 result<void> rename_no_replace(const std::string& temp, const std::string& path, const std::string& name) {
     if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return {};
@@ -26,9 +75,7 @@ result<void> rename_no_replace(const std::string& temp, const std::string& path,
         }
         err = errno;
     }
-    if (err == EEXIST)
-        return fail(errc::io_error, name + ": file exists: it appeared while the output was written and was left "
-                                           "untouched (use --force to overwrite)");
+    if (err == EEXIST) return appeared_meanwhile(name);
     return io_fail(name, "cannot rename the finished output into place", err);
 }
 
@@ -136,9 +183,7 @@ void sync_folder(const std::string& path) {
 
 result<int> make_temp_beside(const std::string& folder, const std::string& base, const std::string& name,
                              std::string& temp) {
-    constexpr std::size_t extra = sizeof(".") - 1 + sizeof(".rdelta-XXXXXX") - 1;
-    const std::string prefix = folder == "/" ? "/" : folder + "/";
-    temp = base.size() + extra <= NAME_MAX ? prefix + "." + base + ".rdelta-XXXXXX" : prefix + ".rdelta-XXXXXX";
+    temp = temp_template(folder, base);
     const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
     if (fd < 0) return io_fail(name, "cannot create a temporary file beside it", errno);
     return fd;

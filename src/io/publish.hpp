@@ -26,6 +26,20 @@ result<void> copy_into_inode(int from, int to, std::uint64_t size, bool durable,
 /// fsync the folder holding a renamed file, so the new name survives a crash.
 void sync_folder(const std::string& path);
 
+/// An unnamed file in `folder` (O_TMPFILE) that link_unnamed() can name later,
+/// or -1 where the filesystem cannot make one or /proc is missing: a run killed
+/// before it publishes then leaves nothing behind, however large the output.
+int open_unnamed_in(const std::string& folder);
+
+/// Give the unnamed file `fd` the name `path`, never replacing a file that is
+/// there now ("file exists", io_error).
+result<void> link_unnamed(int fd, const std::string& path, const std::string& name);
+
+/// Give the unnamed file `fd` a temporary name in `folder` (set in `temp`) for a
+/// rename over an existing file.
+result<void> link_unnamed_beside(int fd, const std::string& folder, const std::string& base, const std::string& name,
+                                 std::string& temp);
+
 /// A temporary file for an output named `path`: `.NAME.rdelta-XXXXXX` in
 /// `folder`, or `.rdelta-XXXXXX` when that name would be too long. Sets `temp`.
 result<int> make_temp_beside(const std::string& folder, const std::string& base, const std::string& name,

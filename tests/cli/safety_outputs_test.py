@@ -247,12 +247,15 @@ def durability_case(r):
         return
     # LeakSanitizer cannot run under ptrace: a sanitizer build is traced without it.
     env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
-    p = subprocess.run(["strace", "-f", "-e", "trace=fsync,fdatasync,rename,renameat2", r.rdelta, "signature", "--fsync",
-                        "a", "durable.sig"], capture_output=True, text=True, env=env)
-    calls = [line for line in p.stderr.splitlines() if "fsync(" in line or "rename" in line]
-    order = [("fsync" if "fsync(" in c else "rename") for c in calls]
-    check(p.returncode == 0 and order[:3] == ["fsync", "rename", "fsync"],
-          f"with --fsync the output is flushed before the rename and its folder after: {calls}")
+    for extra in ([], ["-f"]):   # named by a link (new), by a link and a rename (replacing)
+        p = subprocess.run(["strace", "-f", "-e", "trace=fsync,fdatasync,rename,renameat2,linkat", r.rdelta, "signature",
+                            "--fsync", *extra, "a", "durable.sig"], capture_output=True, text=True, env=env)
+        calls = [line for line in p.stderr.splitlines() if "fsync(" in line or "rename" in line or "link" in line]
+        order = [("fsync" if "fsync(" in c else "publish") for c in calls]
+        while order[1:2] == ["publish"] and order[2:3] == ["publish"]:
+            del order[1]
+        check(p.returncode == 0 and order[:3] == ["fsync", "publish", "fsync"],
+              f"with --fsync {extra} the output is flushed before it is named and its folder after: {calls}")
     for extra in ([], ["--no-fsync"], ["--fsync", "--no-fsync"]):
         p = subprocess.run(["strace", "-f", "-e", "trace=fsync,fdatasync", r.rdelta, "signature", *extra, "a",
                             "fast.sig", "-f"], capture_output=True, text=True, env=env)

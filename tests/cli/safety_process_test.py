@@ -161,10 +161,18 @@ class Suite:
     # ----- 6: signals ------------------------------------------------------------------
 
     def wait_for_temp(self, before, p, timeout=10.0):
-        """Wait until the running command has created its temporary output."""
+        """Wait until the running command has created its temporary output: an
+        unnamed file (O_TMPFILE, "#N (deleted)" in /proc) or a named one here."""
         end = time.time() + timeout
         while time.time() < end and p.poll() is None:
             if set(os.listdir(".")) - before:
+                return True
+            try:
+                fds = os.listdir(f"/proc/{p.pid}/fd")
+                links = [os.readlink(f"/proc/{p.pid}/fd/{fd}") for fd in fds]
+            except OSError:
+                links = []
+            if any(l.startswith(os.getcwd() + "/#") and l.endswith(" (deleted)") for l in links):
                 return True
             time.sleep(0.01)
         return False
@@ -222,6 +230,22 @@ class Suite:
             left = sorted(set(os.listdir(".")) - before)
             check(started and p.returncode == -sig and not left,
                   f"{sig.name}: status {p.returncode} (want {-sig}), left {left}")
+        # SIGKILL cannot be caught: the output being written has no name, so nothing
+        # is left behind, and a file being replaced (-f) is untouched.
+        write("kept.sig", b"the old one")
+        for args in (["sig.out"], ["-f", "kept.sig"]):
+            before = set(os.listdir("."))
+            p = subprocess.Popen([R, "signature", "-", *args], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+            p.stdin.write(basis[:100000])
+            p.stdin.flush()
+            started = self.wait_for_temp(before, p)
+            p.kill()
+            p.wait(timeout=30)
+            p.stdin.close()
+            left = sorted(set(os.listdir(".")) - before)
+            check(started and p.returncode == -signal.SIGKILL and not left and read("kept.sig") == b"the old one",
+                  f"SIGKILL while writing {args}: status {p.returncode}, left {left}")
+        rm("kept.sig")
         # SIGXFSZ as the kernel sends it: an output over the file-size limit (ulimit -f).
         subprocess.run([R, "-f", "signature", "basis", "basis.sig"], check=True)
         subprocess.run([R, "-f", "delta", "basis.sig", "new", "new.delta"], check=True)
