@@ -111,7 +111,8 @@ private:
 ///   it is allocated first (a full disk fails with the file unchanged), the cleanup
 ///   signals wait until it is done, and if it fails or the process dies during it,
 ///   the staging file (`.NAME.rdelta-XXXXXX` beside the file, or in $TMPDIR when
-///   that folder is not writable) keeps the complete output; the error names it.
+///   that folder is not writable; named only once complete) keeps the complete
+///   output; the error names it.
 /// Destroyed without commit(), it removes its temporary file.
 class output_file {
 public:
@@ -179,6 +180,7 @@ private:
     bool force_ = false, sparse_ = false, nocache_ = false, durable_ = false;
     bool no_direct_copy_ = false;  // the kernel refused a copy_file_range
     bool unnamed_ = false;         // fd_ is an O_TMPFILE file: nothing to remove if the run dies
+    std::string staging_folder_;   // rewrite_inode: where the complete output is named before the rewrite
     int data_fd_ = -1;             // append_copy: the data run of data_fd_ found last,
     std::uint64_t data_from_ = 0, data_to_ = 0;  // [data_from_, data_to_)
 };

@@ -110,9 +110,11 @@ result<output_file> output_file::create(const std::string& path, bool force) {
 }
 
 // The existing file is kept open and rewritten at commit(); until then the output
-// goes to a staging file beside it (when its folder is writable) or in $TMPDIR. The
-// staging file keeps its name until the rewrite is complete: a rewrite that fails
-// or is cut short (kill, crash) leaves the complete new content there.
+// goes to a staging file beside it (when its folder is writable) or in $TMPDIR,
+// unnamed where the filesystem allows. It is named when complete, just before the
+// rewrite, and keeps that name until the rewrite is done: a rewrite that fails or
+// is cut short (kill, crash) leaves the complete new content there, and a named
+// staging file never holds less.
 result<output_file> output_file::create_rewrite(output_file out, const std::string& folder, const std::string& base,
                                                 const struct stat& st) {
     out.target_fd_ = ::open(out.path_.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -122,8 +124,11 @@ result<output_file> output_file::create_rewrite(output_file out, const std::stri
         return fail(errc::io_error, out.name_ + ": the file was replaced while it was opened");
     const char* tmpdir = std::getenv("TMPDIR");
     const bool here = ::faccessat(AT_FDCWD, folder.c_str(), W_OK | X_OK, AT_EACCESS) == 0;
-    auto fd = io_detail::make_temp_beside(here ? folder : (tmpdir && *tmpdir ? tmpdir : "/tmp"), base, out.name_,
-                                          out.temp_);
+    out.staging_folder_ = here ? folder : (tmpdir && *tmpdir ? tmpdir : "/tmp");
+    out.fd_ = io_detail::open_unnamed_in(out.staging_folder_);
+    out.unnamed_ = out.fd_ >= 0;
+    if (out.unnamed_) return out;
+    auto fd = io_detail::make_temp_beside(out.staging_folder_, base, out.name_, out.temp_);
     if (!fd) return std::move(fd).err();
     out.fd_ = *fd;
     register_temp(out.temp_);
@@ -147,6 +152,7 @@ output_file::output_file(output_file&& other) noexcept
       durable_(other.durable_),
       no_direct_copy_(other.no_direct_copy_),
       unnamed_(other.unnamed_),
+      staging_folder_(std::move(other.staging_folder_)),
       data_fd_(other.data_fd_),
       data_from_(other.data_from_),
       data_to_(other.data_to_) {}
@@ -312,6 +318,12 @@ result<void> output_file::publish_unnamed(bool no_replace) {
 result<void> output_file::rewrite_inode() {
     if (auto room = io_detail::reserve_for_copy(fd_, target_fd_, pos_, name_); !room) return room;
     if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
+    if (unnamed_) {
+        const auto slash = path_.rfind('/');
+        const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
+        if (auto named = io_detail::link_unnamed_beside(fd_, staging_folder_, base, name_, temp_); !named) return named;
+        if (durable_) io_detail::sync_folder(temp_);
+    }
     io_detail::signal_deferral no_stop_halfway;
     unregister_temp();
     auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_);

@@ -9,7 +9,8 @@ cannot be atomic. The rules (man page, SAFETY):
   - SIGTERM and the other cleanup signals wait until the rewrite is done: killed at
     many instants, the file is always wholly old or wholly new;
   - SIGKILL during the rewrite leaves the complete new content in the staging file
-    beside it (`.NAME.rdelta-XXXXXX`), so nothing is lost.
+    beside it (`.NAME.rdelta-XXXXXX`), so nothing is lost; a staging file is named
+    only once complete, so one left behind never holds part of the output.
 
 Usage: rewrite_inode_test.py --rdelta PATH. Prints 'N passed, M failed'."""
 import argparse
@@ -110,10 +111,13 @@ def interrupted(rdelta, work, old, new, delta):
                 check(rc in (0, -sig) and (rc != 0 or now == new), f"{what}: status")
                 if k >= rounds:
                     check(now == new, f"{what}: a rewrite that had begun is finished before the signal acts")
-            elif now not in (old, new):
-                mixed_states += 1
-                check(len(left) == 1 and read(left[0]) == new,
-                      f"{what}: killed while rewriting, the staging file must hold the complete new content")
+            else:
+                check(all(read(n) == new for n in left),
+                      f"{what}: a staging file left behind holds the complete new content, never part of it")
+                if now not in (old, new):
+                    mixed_states += 1
+                    check(len(left) == 1,
+                          f"{what}: killed while rewriting, the staging file must hold the complete new content")
             for n in left:
                 os.remove(n)
     check(mixed_states > 0, "no SIGKILL landed while the file was being rewritten: the case tested nothing")
