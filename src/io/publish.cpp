@@ -133,6 +133,8 @@ result<void> zero_range(int to, std::uint64_t pos, std::uint64_t end, const std:
 }  // namespace
 
 result<void> reserve_for_copy(int from, int to, std::uint64_t size, const std::string& name) {
+    struct stat old {};
+    if (::fstat(to, &old) != 0) return io_fail(name, "cannot stat", errno);
     for (std::uint64_t pos = 0; pos < size;) {
         const off_t data = ::lseek(from, static_cast<off_t>(pos), SEEK_DATA);
         if (data < 0 && errno == ENXIO) return {};
@@ -144,8 +146,8 @@ result<void> reserve_for_copy(int from, int to, std::uint64_t size, const std::s
         if (::fallocate(to, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(start), static_cast<off_t>(end - start)) != 0) {
             const int err = errno;
             if (err != ENOSPC && err != EDQUOT && err != EFBIG) return {};  // cannot tell: the copy will
-            struct stat st {};
-            if (::fstat(to, &st) == 0) (void)::ftruncate(to, st.st_size);  // frees what was allocated past the end
+            if (end > static_cast<std::uint64_t>(old.st_size))  // frees what was allocated past the end
+                (void)::ftruncate(to, old.st_size);
             return io_fail(name, "not enough space to rewrite the file (it is unchanged)", err);
         }
         pos = end;
