@@ -286,6 +286,9 @@ def no_proc_case(r):
     if os.geteuid() != 0 or not shutil.which("unshare"):
         print("skip: hiding /proc needs root (unshare -m)")
         return
+    if "libasan" in subprocess.run(["ldd", r.rdelta], capture_output=True, text=True).stdout:
+        print("skip: a sanitizer build cannot run without /proc (LeakSanitizer reads it)")
+        return
     p = subprocess.run(["unshare", "-m", "sh", "-c", NO_PROC_SCRIPT, "sh", r.rdelta], capture_output=True, text=True)
     if p.returncode == 77:
         print("skip: cannot mount over /proc here")
