@@ -110,9 +110,11 @@ private:
 ///   the existing file, so every link sees it. That copy is not atomic: space for
 ///   it is allocated first (a full disk fails with the file unchanged), the cleanup
 ///   signals wait until it is done, and if it fails or the process dies during it,
-///   the staging file (`.NAME.rdelta-XXXXXX` beside the file, or in $TMPDIR when
-///   that folder is not writable; named only once complete) keeps the complete
-///   output; the error names it.
+///   the staging file keeps the complete output (it is named only once complete:
+///   `.NAME.rdelta-rewrite` beside the file, or `.rdelta-rewrite-DEV-INO` in
+///   $TMPDIR when that folder is not writable); the error names it, and
+///   finish_interrupted_rewrite() completes the rewrite. While it is being
+///   rewritten the file is locked (flock), as an in-place patch locks its image.
 /// Destroyed without commit(), it removes its temporary file.
 class output_file {
 public:
@@ -181,6 +183,7 @@ private:
     bool no_direct_copy_ = false;  // the kernel refused a copy_file_range
     bool unnamed_ = false;         // fd_ is an O_TMPFILE file: nothing to remove if the run dies
     std::string staging_folder_;   // rewrite_inode: where the complete output is named before the rewrite
+    std::string pending_;          // rewrite_inode: the name it takes there, which recovery finds
     int data_fd_ = -1;             // append_copy: the data run of data_fd_ found last,
     std::uint64_t data_from_ = 0, data_to_ = 0;  // [data_from_, data_to_)
 };
@@ -230,6 +233,15 @@ private:
     std::uint64_t size_ = 0;
     std::uint64_t dev_ = 0, ino_ = 0;
 };
+
+/// Finish a rewrite of `path` (see output_file) that was cut short: when its
+/// staging file is there (`.NAME.rdelta-rewrite` beside the file the name leads
+/// to, or `.rdelta-rewrite-DEV-INO` in $TMPDIR, or /tmp), copy it into the file,
+/// fsync the file and delete it. Returns the staging file's name, or "" when there
+/// is none. A staging file that is not a regular file with one link, owned by the
+/// caller or by the file's owner, is refused and left alone (io_error), as is a
+/// file another rdelta holds locked.
+result<std::string> finish_interrupted_rewrite(const std::string& path);
 
 /// The whole content of an input (a file, standard input, a decompressor), for
 /// deltas applied in place.

@@ -53,14 +53,29 @@ result<void> recover_first(const invocation& inv, in_place_fd& image, journal_st
     return {};
 }
 
+// Finish an inode rewrite (`-f` over a hard-linked file) that was cut short; true
+// when there was one.
+result<bool> finish_rewrite_first(const invocation& inv, const std::string& path) {
+    auto staging = finish_interrupted_rewrite(path);
+    if (!staging) return std::move(staging).err();
+    if (staging->empty()) return false;
+    std::fprintf(stderr, "%s: %s: finished an interrupted rewrite from %s\n", inv.prog.c_str(), path.c_str(),
+                 staging->c_str());
+    return true;
+}
+
 }  // namespace
 
 int in_place_patch(const request& req, const invocation& inv, const std::function<int()>& check_args) {
-    auto image = in_place_fd::open(file_arg(req, 0));
-    if (!image) return report(inv, image.err());
+    auto opened = in_place_fd::open(file_arg(req, 0));
+    if (!opened) return report(inv, opened.err());
     auto opener = make_delta_opener(file_arg(req, 1));
     if (!opener) return report(inv, opener.err());
     if (int rc = check_args()) return rc;
+    auto rewritten = finish_rewrite_first(inv, file_arg(req, 0));
+    if (!rewritten) return report(inv, rewritten.err());
+    auto image = *rewritten ? in_place_fd::open(file_arg(req, 0)) : std::move(opened);  // its size may have changed
+    if (!image) return report(inv, image.err());
     if (auto locked = image->lock(); !locked) return report(inv, locked.err());
     auto journal = open_journal_file(file_arg(req, 0));
     if (!journal) return report(inv, journal.err());
@@ -129,12 +144,16 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
 
 int recover_command(const request& req, const invocation& inv) {
     if (req.files.size() != 1) return report_usage(inv, "Usage for recover: " + inv.prog + " recover IMAGE");
-    auto image = in_place_fd::open(req.files[0]);
+    auto opened = in_place_fd::open(req.files[0]);
+    if (!opened) return report(inv, opened.err());
+    auto rewritten = finish_rewrite_first(inv, req.files[0]);
+    if (!rewritten) return report(inv, rewritten.err());
+    auto image = *rewritten ? in_place_fd::open(req.files[0]) : std::move(opened);
     if (!image) return report(inv, image.err());
     if (auto locked = image->lock(); !locked) return report(inv, locked.err());
     auto journal = open_journal_file(req.files[0]);
     if (!journal) return report(inv, journal.err());
-    if (auto r = recover_first(inv, *image, **journal, false); !r) return report(inv, r.err());
+    if (auto r = recover_first(inv, *image, **journal, *rewritten); !r) return report(inv, r.err());
     return exit_success;
 }
 

@@ -2,6 +2,7 @@
 // temporary file published under its name only when complete.
 #include "file_metadata.hpp"
 #include "output_target.hpp"
+#include "pending_rewrite.hpp"
 #include "posix_util.hpp"
 #include "publish.hpp"
 
@@ -16,6 +17,7 @@
 #include <string>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -122,9 +124,14 @@ result<output_file> output_file::create_rewrite(output_file out, const std::stri
     struct stat now {};
     if (::fstat(out.target_fd_, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
         return fail(errc::io_error, out.name_ + ": the file was replaced while it was opened");
+    // Two rewrites of one inode (or a rewrite and an in-place patch) must not interleave.
+    if (::flock(out.target_fd_, LOCK_EX | LOCK_NB) != 0)
+        return errno == EWOULDBLOCK ? fail(errc::io_error, out.name_ + ": another rdelta is writing it (locked)")
+                                    : io_fail(out.name_, "cannot lock", errno);
     const char* tmpdir = std::getenv("TMPDIR");
     const bool here = ::faccessat(AT_FDCWD, folder.c_str(), W_OK | X_OK, AT_EACCESS) == 0;
     out.staging_folder_ = here ? folder : (tmpdir && *tmpdir ? tmpdir : "/tmp");
+    out.pending_ = io_detail::pending_rewrite_path(out.staging_folder_, folder, base, st);
     out.fd_ = io_detail::open_unnamed_in(out.staging_folder_);
     out.unnamed_ = out.fd_ >= 0;
     if (out.unnamed_) return out;
@@ -153,6 +160,7 @@ output_file::output_file(output_file&& other) noexcept
       no_direct_copy_(other.no_direct_copy_),
       unnamed_(other.unnamed_),
       staging_folder_(std::move(other.staging_folder_)),
+      pending_(std::move(other.pending_)),
       data_fd_(other.data_fd_),
       data_from_(other.data_from_),
       data_to_(other.data_to_) {}
@@ -322,8 +330,11 @@ result<void> output_file::rewrite_inode() {
         const auto slash = path_.rfind('/');
         const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
         if (auto named = io_detail::link_unnamed_beside(fd_, staging_folder_, base, name_, temp_); !named) return named;
-        if (durable_) io_detail::sync_folder(temp_);
     }
+    // Under the name recovery looks for (replacing what an interrupted run left).
+    const bool findable = io_detail::take_pending_name(temp_, pending_);
+    if (findable) temp_ = pending_;
+    if (durable_) io_detail::sync_folder(temp_);
     io_detail::signal_deferral no_stop_halfway;
     unregister_temp();
     auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_);
@@ -331,7 +342,9 @@ result<void> output_file::rewrite_inode() {
     if (!copied) {
         const std::string kept = std::exchange(temp_, "");
         return fail(copied.err().code, copied.err().message + "; the file is partly rewritten, its complete new content "
-                                                              "is kept in " + kept);
+                                                              "is kept in " + kept +
+                                           (findable ? " (`rdelta recover " + name_ + "` finishes the rewrite)"
+                                                     : " (copy it over the file)"));
     }
     ::unlink(temp_.c_str());
     temp_.clear();

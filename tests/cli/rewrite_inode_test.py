@@ -9,8 +9,14 @@ cannot be atomic. The rules (man page, SAFETY):
   - SIGTERM and the other cleanup signals wait until the rewrite is done: killed at
     many instants, the file is always wholly old or wholly new;
   - SIGKILL during the rewrite leaves the complete new content in the staging file
-    beside it (`.NAME.rdelta-XXXXXX`), so nothing is lost; a staging file is named
-    only once complete, so one left behind never holds part of the output.
+    beside it, named `.NAME.rdelta-rewrite` only once complete, so nothing is lost;
+    `rdelta recover NAME` (or the next `patch --in-place NAME`) finishes the
+    rewrite from it; with a read-only folder it is `.rdelta-rewrite-DEV-INO` in
+    $TMPDIR;
+  - recovery copies in only a staging file rdelta could have made (a regular file
+    with one link, owned by the caller or the file's owner), never a symlink or a
+    file someone else planted under that name;
+  - while a file is rewritten it is locked: a second rewrite of it fails at once.
 
 Usage: rewrite_inode_test.py --rdelta PATH. Prints 'N passed, M failed'."""
 import argparse
@@ -61,12 +67,16 @@ def linked_target(folder, old):
     return out
 
 
-def kill_when_rewriting(argv, out, old, sig):
+def recover(rdelta, out, **kw):
+    return subprocess.run([rdelta, "recover", out], capture_output=True, text=True, **kw)
+
+
+def kill_when_rewriting(argv, out, old, sig, **kw):
     """Start the patch, send `sig` as soon as the file's first bytes change (the
     rewrite has begun), wait for it; returns (exit status, stderr)."""
     fd = os.open(out, os.O_RDONLY)
     try:
-        p = subprocess.Popen(argv + [out], stderr=subprocess.PIPE)
+        p = subprocess.Popen(argv + [out], stderr=subprocess.PIPE, **kw)
         head = old[:4096]
         deadline = time.monotonic() + 60
         while p.poll() is None and os.pread(fd, 4096, 0) == head and time.monotonic() < deadline:
@@ -116,12 +126,131 @@ def interrupted(rdelta, work, old, new, delta):
                       f"{what}: a staging file left behind holds the complete new content, never part of it")
                 if now not in (old, new):
                     mixed_states += 1
-                    check(len(left) == 1,
-                          f"{what}: killed while rewriting, the staging file must hold the complete new content")
+                    check(left == [os.path.join(folder, ".out.rdelta-rewrite")],
+                          f"{what}: killed while rewriting, the staging file `.out.rdelta-rewrite` must hold the "
+                          "complete new content")
+                ino = os.stat(out).st_ino
+                r = recover(rdelta, out)
+                pending = os.path.join(folder, ".out.rdelta-rewrite") in left
+                check(r.returncode == 0 and read(out) == (new if pending else now) and read(out + ".link") == read(out)
+                      and os.stat(out).st_ino == ino and os.stat(out).st_nlink == 2
+                      and ("finished an interrupted rewrite" in r.stderr) == pending,
+                      f"{what}: `rdelta recover` finishes the rewrite from the staging file, or does nothing "
+                      f"(exit {r.returncode}, {r.stderr.strip()!r})")
+                left = staging_files(folder)
+                check(all(not n.endswith(".rdelta-rewrite") for n in left),
+                      f"{what}: recovery removed the staging file ({left})")
             for n in left:
                 os.remove(n)
     check(mixed_states > 0, "no SIGKILL landed while the file was being rewritten: the case tested nothing")
     print(f"note: {mixed_states} of {2 * rounds} SIGKILLs landed while the file was being rewritten", flush=True)
+
+
+def recovery_rules(rdelta, work, old, new, delta):
+    """What recovery copies in, the next in-place patch, a stale staging file, the lock."""
+    folder = os.path.join(work, "rules")
+    os.mkdir(folder)
+    argv = [rdelta, "patch", "-f", os.path.join(work, "basis"), delta]
+    pending = os.path.join(folder, ".out.rdelta-rewrite")
+
+    out = linked_target(folder, old)
+    os.symlink(os.path.join(work, "new"), pending)
+    r = recover(rdelta, out)
+    check(r.returncode == 100 and read(out) == old and os.path.islink(pending) and pending in r.stderr,
+          f"a symlink under the staging name is refused, the file unchanged (exit {r.returncode}, {r.stderr!r})")
+    if os.path.lexists(pending):
+        os.remove(pending)
+    if os.geteuid() == 0:
+        write(pending, new)
+        os.chown(pending, 65534, 65534)
+        r = recover(rdelta, out)
+        check(r.returncode == 100 and read(out) == old and os.path.exists(pending) and "not a staging file" in r.stderr,
+              f"a staging file someone else owns is refused, the file unchanged (exit {r.returncode}, {r.stderr!r})")
+        if os.path.lexists(pending):
+            os.remove(pending)
+    write(pending, b"stale " * 1000)
+    p = subprocess.run(argv + [out], capture_output=True)
+    check(p.returncode == 0 and read(out) == new and not os.path.exists(pending),
+          f"a new rewrite replaces the staging file an interrupted one left (exit {p.returncode}, {p.stderr!r})")
+
+    # The next patch --in-place finishes an interrupted rewrite first.
+    new2 = bytearray(new)
+    new2[5 * MiB:5 * MiB + 4096] = os.urandom(4096)
+    new2 = bytes(new2) + os.urandom(MiB)
+    write(os.path.join(work, "new2"), new2)
+    subprocess.run([rdelta, "signature", os.path.join(work, "new"), os.path.join(work, "new.sig")], check=True)
+    ip_delta = os.path.join(work, "new2.delta")
+    subprocess.run([rdelta, "delta", "--in-place-safe", os.path.join(work, "new.sig"), os.path.join(work, "new2"),
+                    ip_delta], check=True)
+    for attempt in range(6):
+        out = linked_target(folder, old)
+        kill_when_rewriting(argv, out, old, signal.SIGKILL)
+        if read(out) not in (old, new) and os.path.exists(pending):
+            break
+    else:
+        check(False, "no SIGKILL landed during the rewrite in 6 attempts")
+        return
+    p = subprocess.run([rdelta, "patch", "--in-place", out, ip_delta], capture_output=True, text=True)
+    check(p.returncode == 0 and read(out) == new2 and read(out + ".link") == new2 and not os.path.exists(pending)
+          and "finished an interrupted rewrite" in p.stderr,
+          f"patch --in-place finishes an interrupted rewrite before it patches (exit {p.returncode}, {p.stderr!r})")
+
+    # A second rewrite of a file being rewritten fails at once, changing nothing:
+    # the first waits for the rest of its delta on a pipe meanwhile.
+    out = linked_target(folder, old)
+    ino, whole_delta = os.stat(out).st_ino, read(delta)
+    slow = subprocess.Popen([rdelta, "patch", "-f", os.path.join(work, "basis"), "-", out], stdin=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    slow.stdin.write(whole_delta[:len(whole_delta) // 2])
+    slow.stdin.flush()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not any(f":{ino} " in line for line in open("/proc/locks")):
+        time.sleep(0.01)
+    second = subprocess.run(argv + [out], capture_output=True, text=True)
+    after_second = read(out)
+    slow.communicate(whole_delta[len(whole_delta) // 2:])
+    check(second.returncode == 100 and "locked" in second.stderr and after_second == old,
+          f"a second rewrite of a file being rewritten fails, changing nothing (exit {second.returncode}, "
+          f"{second.stderr!r})")
+    check(slow.returncode == 0 and read(out) == new and not staging_files(folder), "the first rewrite completed")
+
+
+def read_only_folder(rdelta, work, old, new, delta):
+    """Run as nobody in a folder it cannot write: the staging file is
+    `.rdelta-rewrite-DEV-INO` in $TMPDIR, and recovery finds it there."""
+    if os.geteuid() != 0:
+        print("note: the read-only-folder case needs root to run as another user; not run", flush=True)
+        return
+    nobody = dict(user=65534, group=65534, extra_groups=[])
+    home = os.path.join(work, "ro")
+    tmp = os.path.join(work, "ro-tmp")
+    os.mkdir(home)
+    os.mkdir(tmp)
+    os.chown(tmp, 65534, 65534)
+    os.chmod(work, 0o755)
+    for n in ("basis", "new.delta"):
+        os.chmod(os.path.join(work, n), 0o644)
+    out = os.path.join(home, "out")
+    env = dict(os.environ, TMPDIR=tmp)
+    for attempt in range(6):
+        write(out, old)
+        os.chown(out, 65534, 65534)
+        for n in os.listdir(tmp):
+            os.remove(os.path.join(tmp, n))
+        kill_when_rewriting([rdelta, "patch", "-f", os.path.join(work, "basis"), delta], out, old, signal.SIGKILL,
+                            env=env, **nobody)
+        if read(out) not in (old, new) and os.listdir(tmp):
+            break
+    else:
+        check(False, "read-only folder: no SIGKILL landed during the rewrite in 6 attempts")
+        return
+    st = os.stat(out)
+    left = os.listdir(tmp)
+    check(left == [f".rdelta-rewrite-{st.st_dev:x}-{st.st_ino}"] and os.listdir(home) == ["out"],
+          f"read-only folder: the staging file is named for the file's device and inode in $TMPDIR ({left})")
+    r = recover(rdelta, out, env=env, **nobody)
+    check(r.returncode == 0 and read(out) == new and not os.listdir(tmp) and os.stat(out).st_ino == st.st_ino,
+          f"read-only folder: `rdelta recover` finishes the rewrite from $TMPDIR (exit {r.returncode}, {r.stderr!r})")
 
 
 def full_disk(rdelta, work, inner):
@@ -179,6 +308,8 @@ def main():
         delta = os.path.join(work, "new.delta")
         subprocess.run([rdelta, "delta", os.path.join(work, "basis.sig"), os.path.join(work, "new"), delta], check=True)
         interrupted(rdelta, work, old, new, delta)
+        recovery_rules(rdelta, work, old, new, delta)
+        read_only_folder(rdelta, work, old, new, delta)
         full_disk(rdelta, work, False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
