@@ -100,9 +100,11 @@ private:
 ///   streams written directly;
 /// - symlinks are followed: the file they name is what gets written;
 /// - a new output is written to a temporary file beside it (unnamed, O_TMPFILE,
-///   where the filesystem allows: a killed process leaves nothing), flushed to disk,
-///   and named by a link or rename that cannot replace: a file that appeared
-///   meanwhile is kept and the command fails (file exists);
+///   where the filesystem allows: a killed process leaves nothing; elsewhere
+///   `.NAME.rdelta-XXXXXX`, locked while written, and the ones dead runs left for
+///   the same name are removed first), flushed to disk, and named by a link or
+///   rename that cannot replace: a file that appeared meanwhile is kept and the
+///   command fails (file exists);
 /// - an existing file (`force`) is replaced by a rename that keeps its owner, group,
 ///   permission bits (never setuid or setgid), ACLs and extended attributes; when a
 ///   rename would lose something (other hard links, an owner only root could give,

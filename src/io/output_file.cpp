@@ -333,7 +333,6 @@ result<void> output_file::rewrite_inode() {
     }
     // Under the name recovery looks for (replacing what an interrupted run left).
     const bool findable = io_detail::take_pending_name(temp_, pending_);
-    if (findable) temp_ = pending_;
     if (durable_) io_detail::sync_folder(temp_);
     io_detail::signal_deferral no_stop_halfway;
     unregister_temp();

@@ -43,8 +43,22 @@ std::string pending_rewrite_path(const std::string& staging_folder, const std::s
     return prefix + ".rdelta-rewrite-" + hex;
 }
 
-bool take_pending_name(const std::string& temp, const std::string& pending) {
-    return ::rename(temp.c_str(), pending.c_str()) == 0;
+bool take_pending_name(std::string& temp, const std::string& pending) {
+    if (::rename(temp.c_str(), pending.c_str()) == 0) {
+        temp = pending;
+        return true;
+    }
+    // Recovery will not find it, but the error names it; a name remove_stale_temps()
+    // never takes, since it may soon hold the only complete copy of the content.
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const std::string kept = pending + "-" + random_letters();
+        if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, kept.c_str(), RENAME_NOREPLACE) == 0) {
+            temp = kept;
+            break;
+        }
+        if (errno != EEXIST) break;
+    }
+    return false;
 }
 
 }  // namespace io_detail

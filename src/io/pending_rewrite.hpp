@@ -16,9 +16,11 @@ std::string pending_rewrite_path(const std::string& staging_folder, const std::s
                                  const struct stat& st);
 
 /// Move the complete staging file `temp` to `pending` (replacing the staging file
-/// of an earlier interrupted rewrite, which this output supersedes). Returns
-/// false, leaving `temp` as it is, where the name cannot be taken (a file of
-/// someone else's in a sticky folder): the rewrite then goes ahead from `temp`.
-bool take_pending_name(const std::string& temp, const std::string& pending);
+/// of an earlier interrupted rewrite, which this output supersedes) and set
+/// `temp` to it. Returns false where that name cannot be taken (a file of someone
+/// else's in a sticky folder): `temp` is then renamed, if it can be, to
+/// `pending`-XXXXXX, a name no sweep of stale temporary files removes, and the
+/// rewrite goes ahead from it.
+bool take_pending_name(std::string& temp, const std::string& pending);
 
 }  // namespace rdelta::io_detail

@@ -2,6 +2,7 @@
 #include "publish.hpp"
 
 #include "posix_util.hpp"
+#include "stale_temps.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -38,6 +39,7 @@ std::string temp_template(const std::string& folder, const std::string& base) {
 int open_unnamed_in(const std::string& folder) {
     if (::access("/proc/self/fd", X_OK) != 0) return -1;
     const int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) mark_temp_alive(fd);  // the names it is linked under are then alive too
     return fd;  // -1: EOPNOTSUPP, EISDIR (kernels or filesystems without it), or a real error met again later
 }
 
@@ -47,15 +49,21 @@ result<void> link_unnamed(int fd, const std::string& path, const std::string& na
     return io_fail(name, "cannot link the finished output into place", errno);
 }
 
+std::string random_letters() {
+    static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned char random[6];
+    if (::getrandom(random, sizeof random, 0) != static_cast<ssize_t>(sizeof random))
+        for (auto& r : random) r = static_cast<unsigned char>(std::rand());
+    std::string out(sizeof random, 'X');
+    for (std::size_t i = 0; i < sizeof random; ++i) out[i] = letters[random[i] % 62];
+    return out;
+}
+
 result<void> link_unnamed_beside(int fd, const std::string& folder, const std::string& base, const std::string& name,
                                  std::string& temp) {
-    static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     for (int attempt = 0; attempt < 100; ++attempt) {
         temp = temp_template(folder, base);
-        unsigned char random[6];
-        if (::getrandom(random, sizeof random, 0) != static_cast<ssize_t>(sizeof random))
-            for (auto& r : random) r = static_cast<unsigned char>(std::rand());
-        for (std::size_t i = 0; i < sizeof random; ++i) temp[temp.size() - 6 + i] = letters[random[i] % 62];
+        temp.replace(temp.size() - 6, 6, random_letters());
         if (::linkat(AT_FDCWD, fd_path(fd).c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0) return {};
         if (errno != EEXIST) break;
     }
@@ -185,9 +193,11 @@ void sync_folder(const std::string& path) {
 
 result<int> make_temp_beside(const std::string& folder, const std::string& base, const std::string& name,
                              std::string& temp) {
+    remove_stale_temps(folder, base);
     temp = temp_template(folder, base);
     const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
     if (fd < 0) return io_fail(name, "cannot create a temporary file beside it", errno);
+    mark_temp_alive(fd);
     return fd;
 }
 

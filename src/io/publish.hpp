@@ -40,8 +40,13 @@ result<void> link_unnamed(int fd, const std::string& path, const std::string& na
 result<void> link_unnamed_beside(int fd, const std::string& folder, const std::string& base, const std::string& name,
                                  std::string& temp);
 
+/// Six random letters and digits, for a name that must not exist yet.
+std::string random_letters();
+
 /// A temporary file for an output named `path`: `.NAME.rdelta-XXXXXX` in
 /// `folder`, or `.rdelta-XXXXXX` when that name would be too long. Sets `temp`.
+/// The temporary files of dead runs for the same name are removed first
+/// (stale_temps.hpp), and the new one is marked alive.
 result<int> make_temp_beside(const std::string& folder, const std::string& base, const std::string& name,
                              std::string& temp);
 
