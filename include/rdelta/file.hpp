@@ -155,6 +155,13 @@ public:
     /// (XFS, btrfs, bcachefs, OCFS2, ZFS, NFS, SMB). Elsewhere (ext4, tmpfs, ...)
     /// the kernel copies page by page, which costs about what write() does.
     bool copy_may_share_extents() const noexcept;
+    /// Whether writing this output would change what is read from the open file
+    /// `fd`: a stream written directly (a device, /dev/fd/N, standard output) that
+    /// is that file or device, or storage under or over it (a partition and its
+    /// disk, a device-mapper, md or loop device and what it is built on). Such an
+    /// output destroys data still to be read: check every input before writing.
+    /// Files are written to a new inode (or rewritten once complete): never true.
+    bool overwrites(int fd) const;
     /// Read back what was written (can_read_back() only), as a basis_reader does.
     result<std::size_t> read_back(std::uint64_t pos, std::span<std::uint8_t> out) const;
     bool hole_in_written(std::uint64_t pos, std::uint64_t len) const;

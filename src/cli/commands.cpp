@@ -23,6 +23,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <initializer_list>
 #include <optional>
 #include <ctime>
 #include <sys/resource.h>
@@ -161,10 +162,24 @@ byte_sink sink_to(output_file& out) {
     return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes.data(), bytes.size()); };
 }
 
+// An output written directly (a device, standard output) that is also one of the
+// inputs would overwrite what is still to be read; nothing has been written yet.
+int refuse_overwriting_inputs(const invocation& inv, const output_file& out,
+                              std::initializer_list<const input_file*> inputs) {
+    for (const input_file* in : inputs)
+        if (out.overwrites(in->fd()))
+            return report(inv, fail(errc::io_error, out.name() + ": it is also the input " + in->name() +
+                                                        " (the same file or device, or storage under it): writing it "
+                                                        "would destroy what is still to be read"));
+    return exit_success;
+}
+
 // The output file (or stream) of signature and delta.
-int create_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out) {
+int create_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out,
+                  std::initializer_list<const input_file*> inputs) {
     auto created = output_file::create(path, req.force);
     if (!created) return report_output_create(inv, path, created.err());
+    if (int rc = refuse_overwriting_inputs(inv, *created, inputs)) return rc;
     out.emplace(std::move(*created));
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);
@@ -178,8 +193,8 @@ result<compressing_writer> open_packer(const request& req, const output_file& ou
 }
 
 int open_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out,
-                std::optional<compressing_writer>& packed) {
-    if (int rc = create_output(req, inv, path, out)) return rc;
+                std::optional<compressing_writer>& packed, std::initializer_list<const input_file*> inputs) {
+    if (int rc = create_output(req, inv, path, out, inputs)) return rc;
     auto writer = open_packer(req, *out, sink_to(*out));
     if (!writer) return report(inv, writer.err());
     packed.emplace(std::move(*writer));
@@ -239,7 +254,7 @@ int signature_command(const request& req, const invocation& inv) {
 
     std::optional<output_file> out;
     std::optional<compressing_writer> packed;
-    if (int rc = open_output(req, inv, out_path, out, packed)) return rc;
+    if (int rc = open_output(req, inv, out_path, out, packed, {&*in})) return rc;
     stats_printer stats(req, inv);
     stats.start();
     auto meter = make_meter(req, inv, "signature", in->regular_size());
@@ -320,7 +335,7 @@ int delta_command(const request& req, const invocation& inv) {
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
     std::optional<output_file> out;
-    if (int rc = create_output(req, inv, out_path, out)) return rc;
+    if (int rc = create_output(req, inv, out_path, out, {&*sig_file, &*new_in})) return rc;
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
     // An in-place delta carries the trailer by default: patch --in-place then verifies
     // the image and refuses to apply the delta twice.
@@ -389,6 +404,7 @@ int patch_command(const request& req, const invocation& inv) {
 
     auto out = output_file::create(out_path, req.force);
     if (!out) return report_output_create(inv, out_path, out.err());
+    if (int rc = refuse_overwriting_inputs(inv, *out, {&*basis_in, &*delta_file})) return rc;
     out->set_sparse(req.sparse);
     out->set_nocache(req.nocache);
     out->set_durable(req.durable);

@@ -5,6 +5,7 @@
 #include "pending_rewrite.hpp"
 #include "posix_util.hpp"
 #include "publish.hpp"
+#include "storage_overlap.hpp"
 
 #include <rdelta/file.hpp>
 
@@ -60,6 +61,8 @@ mode_t creation_mode() {
 }
 
 }  // namespace
+
+bool output_file::overwrites(int fd) const { return kind_ == stream_kind && io_detail::shares_storage(fd_, fd); }
 
 result<void> output_file::check(const std::string& path, bool force) {
     if (is_std_stream(path)) return {};

@@ -322,6 +322,50 @@ def no_proc_case(r):
     check(p.returncode == 0, f"without /proc, named temporary files: {p.stdout.strip()} {p.stderr.strip()[-300:]}")
 
 
+def output_is_input_case(r):
+    """An output written directly that is also an input (the same block device, a
+    loop device over the basis file, standard output opened read-write on the
+    basis) would overwrite basis bytes that COPYs still read: refused with 100
+    before a byte is written. A device output that is not an input still works."""
+    mib = 1 << 20
+    basis = os.urandom(16 * mib)
+    new = basis[mib:] + basis[:mib]  # the last COPY reads the first MiB, written first
+    write("ob", basis)
+    write("on", new)
+    subprocess.run([r.rdelta, "signature", "ob", "ob.sig"], check=True)
+    subprocess.run([r.rdelta, "delta", "ob.sig", "on", "od"], check=True)
+    with open("ob", "r+b") as f:
+        p = r.run("patch", "-f", "ob", "od", "-", stdout=f)
+    check(p.returncode == 100 and read("ob") == basis and b"also the input ob" in p.stderr,
+          f"patch into standard output opened read-write on the basis is refused (exit {p.returncode}, {p.stderr!r})")
+    with open("ob", "r+b") as f:
+        p = r.run("signature", "-f", "ob", "/dev/stdout", stdout=f)
+    check(p.returncode == 100 and read("ob") == basis, f"signature onto its own input is refused (exit {p.returncode})")
+    if os.geteuid() != 0 or not shutil.which("losetup"):
+        print("skip: loop devices need root and losetup")
+        return
+    lo = subprocess.run(["losetup", "-f", "--show", "ob"], capture_output=True, text=True)
+    if lo.returncode != 0:
+        print(f"skip: no loop device here ({lo.stderr.strip()})")
+        return
+    dev = lo.stdout.strip()
+    try:
+        for args, what in ((["patch", "-f", dev, "od", dev], "the basis device as the output"),
+                           (["patch", "-f", "ob", "od", dev], "a loop device over the basis file as the output"),
+                           (["delta", "-f", "ob.sig", dev, dev], "the new file's device as the delta"),
+                           (["signature", "-f", dev, dev], "the device as its own signature")):
+            p = r.run(*args)
+            check(p.returncode == 100 and read("ob") == basis and b"would destroy" in p.stderr,
+                  f"{what}: refused, the device unchanged (exit {p.returncode}, {p.stderr!r})")
+        write("ob2", basis)
+        p = r.run("patch", "-f", "ob2", "od", dev)
+        with open(dev, "rb") as f:
+            check(p.returncode == 0 and f.read(len(new)) == new,
+                  f"a device output that is not an input is written (exit {p.returncode}, {p.stderr!r})")
+    finally:
+        subprocess.run(["losetup", "-d", dev])
+
+
 def kernel_copy_case(r):
     """patch copies long COPY runs file to file in the kernel (copy_file_range) where
     the filesystem shares extents, or with --kernel-copy=always, and writes them from a
@@ -402,6 +446,7 @@ def main():
     race_cases(r, sig)
     durability_case(r)
     kernel_copy_case(r)
+    output_is_input_case(r)
     no_proc_case(r)
     os.chdir("/")
     shutil.rmtree(work)
