@@ -30,7 +30,10 @@ inline bool is_std_stream(const std::string& path) { return path == "-"; }
 /// positional readers (file_basis) add start_offset() to their positions.
 class input_file final : public byte_source {
 public:
-    /// Open for reading; errors name the file. `path` "-" = stdin.
+    /// Open for reading; errors name the file. `path` "-" = stdin. A regular file
+    /// that an in-place patch or an inode rewrite is updating, or left half done
+    /// (its journal or staging file is beside it), is refused (io_error, naming
+    /// `rdelta recover`): it is neither the old file nor the new one.
     static result<input_file> open(const std::string& path);
     input_file(input_file&& other) noexcept;
     ~input_file() override;
@@ -247,9 +250,10 @@ private:
 /// staging file is there (`.NAME.rdelta-rewrite` beside the file the name leads
 /// to, or `.rdelta-rewrite-DEV-INO` in $TMPDIR, or /tmp), copy it into the file,
 /// fsync the file and delete it. Returns the staging file's name, or "" when there
-/// is none. A staging file that is not a regular file with one link, owned by the
-/// caller or by the file's owner, is refused and left alone (io_error), as is a
-/// file another rdelta holds locked.
+/// is none. A name owned by anyone but the caller or the file's owner is not one
+/// (in /tmp anyone can create it); a symlink or a file with other links under the
+/// name is refused and left alone (io_error), as is a file another rdelta holds
+/// locked.
 result<std::string> finish_interrupted_rewrite(const std::string& path);
 
 /// The whole content of an input (a file, standard input, a decompressor), for

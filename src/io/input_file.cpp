@@ -1,5 +1,6 @@
 // input_file.cpp - inputs read sequentially, and a basis read at random (pread).
 #include "posix_util.hpp"
+#include "unfinished_update.hpp"
 
 #include <rdelta/file.hpp>
 
@@ -69,6 +70,10 @@ result<input_file> input_file::open(const std::string& path) {
     if (S_ISDIR(st.st_mode)) {
         ::close(fd);
         return io_fail(path, "cannot read", EISDIR);
+    }
+    if (auto settled = io_detail::refuse_unfinished_update(fd, path, st); !settled) {
+        ::close(fd);
+        return std::move(settled).err();
     }
     return input_file(fd, path, io_detail::random_access_size(fd, st), 0);
 }

@@ -93,7 +93,9 @@ private:
 
 }  // namespace
 
-result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path) {
+namespace io_detail {
+
+std::pair<std::string, std::string> journal_path(const std::string& image_path) {
     // Beside the file itself: for a symlink, beside its target.
     std::string target = image_path;
     if (char* real = ::realpath(image_path.c_str(), nullptr)) {
@@ -109,7 +111,14 @@ result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& im
         std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(base.data(), base.size())));
         name = ".rdelta-journal-" + std::string(hex);
     }
-    return std::unique_ptr<journal_storage>(std::make_unique<journal_file>(folder, folder + "/" + name));
+    return {folder, folder + "/" + name};
+}
+
+}  // namespace io_detail
+
+result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path) {
+    auto [folder, path] = io_detail::journal_path(image_path);
+    return std::unique_ptr<journal_storage>(std::make_unique<journal_file>(std::move(folder), std::move(path)));
 }
 
 }  // namespace rdelta

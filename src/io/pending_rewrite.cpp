@@ -92,24 +92,32 @@ split_path split(const std::string& path) {
     return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
 }
 
-// The staging file an interrupted rewrite of `target` (status `st`) left, or "".
-std::string find_pending(const std::string& target, const struct stat& st) {
+}  // namespace
+
+namespace io_detail {
+
+std::string find_pending_rewrite(const std::string& target, const struct stat& st) {
     const auto [folder, base] = split(target);
     const char* tmpdir = std::getenv("TMPDIR");
     const std::string candidates[] = {
         io_detail::pending_rewrite_path(folder, folder, base, st),
         io_detail::pending_rewrite_path(tmpdir && *tmpdir ? tmpdir : "/tmp", folder, base, st),
     };
+    // In a shared folder such as /tmp anyone may create a file under that name:
+    // only one of the caller's or of the file's owner counts.
     for (const auto& c : candidates) {
         struct stat s {};
-        if (::lstat(c.c_str(), &s) == 0) return c;
+        if (::lstat(c.c_str(), &s) == 0 && (s.st_uid == ::geteuid() || s.st_uid == st.st_uid)) return c;
     }
     return "";
 }
 
+}  // namespace io_detail
+
+namespace {
+
 // Only a file rdelta could have made for this rewrite is copied in: a regular file
-// with one link, owned by the caller or by the file's owner (in a shared folder
-// such as /tmp anyone may create a file under that name).
+// with one link, owned by the caller or by the file's owner.
 result<int> open_staging(const std::string& staging, const struct stat& target, const std::string& name) {
     const int fd = ::open(staging.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return io_fail(staging, "cannot open the staging file of an interrupted rewrite", errno);
@@ -135,7 +143,7 @@ result<std::string> finish_interrupted_rewrite(const std::string& path) {
     struct stat st {};
     if (::stat(target.c_str(), &st) != 0) return io_fail(path, "cannot stat", errno);
     if (!S_ISREG(st.st_mode)) return std::string();
-    const std::string staging = find_pending(target, st);
+    const std::string staging = io_detail::find_pending_rewrite(target, st);
     if (staging.empty()) return std::string();
     auto from = open_staging(staging, st, path);
     if (!from) return std::move(from).err();

@@ -23,4 +23,9 @@ std::string pending_rewrite_path(const std::string& staging_folder, const std::s
 /// rewrite goes ahead from it.
 bool take_pending_name(std::string& temp, const std::string& pending);
 
+/// The staging file an interrupted rewrite of `target` (a path with no symlinks
+/// left, status `st`) left beside it or in $TMPDIR (or /tmp), or "". A name owned
+/// by anyone but the caller or the file's owner is not one.
+std::string find_pending_rewrite(const std::string& target, const struct stat& st);
+
 }  // namespace rdelta::io_detail

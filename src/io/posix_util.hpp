@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <sys/stat.h>
 
 namespace rdelta::io_detail {
@@ -27,6 +28,11 @@ bool hole_at(int fd, std::uint64_t pos, std::uint64_t len);
 /// The same, but bytes past the end count as a hole: for a file rdelta itself is
 /// writing, whose length is set once the zeros at its end are skipped.
 bool hole_or_past_end(int fd, std::uint64_t pos, std::uint64_t len);
+
+/// The folder and path of the undo journal of an in-place patch of `image_path`:
+/// `.NAME.rdelta-journal` beside the file (a symlink's target), or
+/// `.rdelta-journal-HASH` when that name would be too long.
+std::pair<std::string, std::string> journal_path(const std::string& image_path);
 
 /// The temporary output being written, removed by the cleanup signal handlers
 /// (one at a time; async-signal-safe).

@@ -14,8 +14,8 @@ cannot be atomic. The rules (man page, SAFETY):
     rewrite from it; with a read-only folder it is `.rdelta-rewrite-DEV-INO` in
     $TMPDIR;
   - recovery copies in only a staging file rdelta could have made (a regular file
-    with one link, owned by the caller or the file's owner), never a symlink or a
-    file someone else planted under that name;
+    with one link, owned by the caller or the file's owner), never a symlink, and
+    a file someone else planted under that name is ignored;
   - while a file is rewritten it is locked: a second rewrite of it fails at once.
 
 Usage: rewrite_inode_test.py --rdelta PATH. Prints 'N passed, M failed'."""
@@ -164,8 +164,10 @@ def recovery_rules(rdelta, work, old, new, delta):
         write(pending, new)
         os.chown(pending, 65534, 65534)
         r = recover(rdelta, out)
-        check(r.returncode == 100 and read(out) == old and os.path.exists(pending) and "not a staging file" in r.stderr,
-              f"a staging file someone else owns is refused, the file unchanged (exit {r.returncode}, {r.stderr!r})")
+        check(r.returncode == 0 and read(out) == old and os.path.exists(pending) and "nothing to do" in r.stderr,
+              f"a staging file someone else owns is ignored, the file unchanged (exit {r.returncode}, {r.stderr!r})")
+        p = subprocess.run([rdelta, "signature", out, os.path.join(folder, "planted.sig")], capture_output=True)
+        check(p.returncode == 0, f"a staging file someone else owns does not stop the file being read ({p.stderr!r})")
         if os.path.lexists(pending):
             os.remove(pending)
     write(pending, b"stale " * 1000)
@@ -190,6 +192,10 @@ def recovery_rules(rdelta, work, old, new, delta):
     else:
         check(False, "no SIGKILL landed during the rewrite in 6 attempts")
         return
+    p = subprocess.run([rdelta, "signature", out, os.path.join(folder, "half.sig")], capture_output=True, text=True)
+    check(p.returncode == 100 and "rewrite of it was interrupted" in p.stderr and pending in p.stderr
+          and not os.path.exists(os.path.join(folder, "half.sig")),
+          f"a half-rewritten file is not read: signature refuses it (exit {p.returncode}, {p.stderr!r})")
     p = subprocess.run([rdelta, "patch", "--in-place", out, ip_delta], capture_output=True, text=True)
     check(p.returncode == 0 and read(out) == new2 and read(out + ".link") == new2 and not os.path.exists(pending)
           and "finished an interrupted rewrite" in p.stderr,

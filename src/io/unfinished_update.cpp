@@ -1,0 +1,60 @@
+// unfinished_update.cpp - refusing to read a file that is half updated.
+//
+// After a crash, `patch --in-place` rolls the image back (or finishes it) before
+// it patches, but a signature made in between describes the half-patched bytes,
+// and a delta made against that signature then patches the rolled-back image into
+// garbage (a delta without a checksum trailer cannot notice). The journal or
+// staging file beside the file says it is in that state.
+#include "unfinished_update.hpp"
+
+#include "pending_rewrite.hpp"
+#include "posix_util.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace rdelta::io_detail {
+
+namespace {
+
+std::string real_path(const std::string& path) {
+    std::string real = path;
+    if (char* r = ::realpath(path.c_str(), nullptr)) {
+        real = r;
+        std::free(r);
+    }
+    return real;
+}
+
+// The in-place patch and the rewrite hold an exclusive flock on the file while
+// they run.
+bool held_by_a_run(int fd) {
+    if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
+        (void)::flock(fd, LOCK_UN);
+        return false;
+    }
+    return errno == EWOULDBLOCK;
+}
+
+}  // namespace
+
+result<void> refuse_unfinished_update(int fd, const std::string& path, const struct stat& st) {
+    if (!S_ISREG(st.st_mode)) return {};
+    const std::string journal = journal_path(path).second;
+    struct stat js {};
+    const bool journaled = ::lstat(journal.c_str(), &js) == 0 && (js.st_uid == ::geteuid() || js.st_uid == st.st_uid);
+    const std::string staging = journaled ? std::string() : find_pending_rewrite(real_path(path), st);
+    if (!journaled && staging.empty()) return {};
+    if (held_by_a_run(fd))
+        return fail(errc::io_error, path + ": another rdelta is updating it in place (it holds the file's lock): "
+                                           "its content is part old, part new until that run ends");
+    if (journaled)
+        return fail(errc::io_error, path + ": an in-place patch of it was interrupted (journal " + journal +
+                                        "): it may be part old, part new; `rdelta recover " + path + "` restores it");
+    return fail(errc::io_error, path + ": a rewrite of it was interrupted (its new content is in " + staging +
+                                    "): it may be part old, part new; `rdelta recover " + path + "` finishes it");
+}
+
+}  // namespace rdelta::io_detail
