@@ -250,7 +250,7 @@ private:
 /// staging file is there (`.NAME.rdelta-rewrite` beside the file the name leads
 /// to, or `.rdelta-rewrite-DEV-INO` in $TMPDIR, or /tmp), copy it into the file,
 /// fsync the file and delete it. Returns the staging file's name, or "" when there
-/// is none. A name owned by anyone but the caller or the file's owner is not one
+/// is none. A name owned by anyone but the caller, the file's owner or root is not one
 /// (in /tmp anyone can create it); a symlink or a file with other links under the
 /// name is refused and left alone (io_error), as is a file another rdelta holds
 /// locked.

@@ -96,6 +96,10 @@ split_path split(const std::string& path) {
 
 namespace io_detail {
 
+bool trusted_owner(uid_t owner, const struct stat& file) {
+    return owner == ::geteuid() || owner == file.st_uid || owner == 0;
+}
+
 std::string find_pending_rewrite(const std::string& target, const struct stat& st) {
     const auto [folder, base] = split(target);
     const char* tmpdir = std::getenv("TMPDIR");
@@ -104,10 +108,10 @@ std::string find_pending_rewrite(const std::string& target, const struct stat& s
         io_detail::pending_rewrite_path(tmpdir && *tmpdir ? tmpdir : "/tmp", folder, base, st),
     };
     // In a shared folder such as /tmp anyone may create a file under that name:
-    // only one of the caller's or of the file's owner counts.
+    // only one of the caller's, the file's owner's or root's counts.
     for (const auto& c : candidates) {
         struct stat s {};
-        if (::lstat(c.c_str(), &s) == 0 && (s.st_uid == ::geteuid() || s.st_uid == st.st_uid)) return c;
+        if (::lstat(c.c_str(), &s) == 0 && trusted_owner(s.st_uid, st)) return c;
     }
     return "";
 }
@@ -117,16 +121,16 @@ std::string find_pending_rewrite(const std::string& target, const struct stat& s
 namespace {
 
 // Only a file rdelta could have made for this rewrite is copied in: a regular file
-// with one link, owned by the caller or by the file's owner.
+// with one link, owned by the caller, the file's owner or root.
 result<int> open_staging(const std::string& staging, const struct stat& target, const std::string& name) {
     const int fd = ::open(staging.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return io_fail(staging, "cannot open the staging file of an interrupted rewrite", errno);
     struct stat s {};
     if (::fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || s.st_nlink != 1 ||
-        (s.st_uid != ::geteuid() && s.st_uid != target.st_uid)) {
+        !io_detail::trusted_owner(s.st_uid, target)) {
         ::close(fd);
         return fail(errc::io_error, staging + ": not a staging file rdelta made for " + name +
-                                        " (not a regular file with one link owned by you or the file's owner); "
+                                        " (not a regular file with one link); "
                                         "both left as they are");
     }
     return fd;

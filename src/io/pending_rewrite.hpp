@@ -25,7 +25,11 @@ bool take_pending_name(std::string& temp, const std::string& pending);
 
 /// The staging file an interrupted rewrite of `target` (a path with no symlinks
 /// left, status `st`) left beside it or in $TMPDIR (or /tmp), or "". A name owned
-/// by anyone but the caller or the file's owner is not one.
+/// by anyone but a trusted_owner() is not one.
 std::string find_pending_rewrite(const std::string& target, const struct stat& st);
+
+/// Whether a journal or staging file owned by `owner` can be rdelta's for `file`:
+/// the caller's, the file owner's or root's (in /tmp anyone else can plant one).
+bool trusted_owner(uid_t owner, const struct stat& file);
 
 }  // namespace rdelta::io_detail

@@ -44,7 +44,7 @@ result<void> refuse_unfinished_update(int fd, const std::string& path, const str
     if (!S_ISREG(st.st_mode)) return {};
     const std::string journal = journal_path(path).second;
     struct stat js {};
-    const bool journaled = ::lstat(journal.c_str(), &js) == 0 && (js.st_uid == ::geteuid() || js.st_uid == st.st_uid);
+    const bool journaled = ::lstat(journal.c_str(), &js) == 0 && trusted_owner(js.st_uid, st);
     const std::string staging = journaled ? std::string() : find_pending_rewrite(real_path(path), st);
     if (!journaled && staging.empty()) return {};
     if (held_by_a_run(fd))
