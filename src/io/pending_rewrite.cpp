@@ -25,6 +25,37 @@
 
 namespace rdelta {
 
+namespace {
+
+using io_detail::io_fail;
+
+class fd_guard {
+public:
+    explicit fd_guard(int fd) : fd_(fd) {}
+    ~fd_guard() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    fd_guard(const fd_guard&) = delete;
+    fd_guard& operator=(const fd_guard&) = delete;
+    int get() const { return fd_; }
+    int release() { return std::exchange(fd_, -1); }
+
+private:
+    int fd_;
+};
+
+struct split_path {
+    std::string folder, base;
+};
+
+split_path split(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos) return {".", path};
+    return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
+
+}  // namespace
+
 namespace io_detail {
 
 std::string pending_rewrite_path(const std::string& staging_folder, const std::string& folder, const std::string& base,
@@ -60,41 +91,6 @@ bool take_pending_name(std::string& temp, const std::string& pending) {
     }
     return false;
 }
-
-}  // namespace io_detail
-
-namespace {
-
-using io_detail::io_fail;
-
-class fd_guard {
-public:
-    explicit fd_guard(int fd) : fd_(fd) {}
-    ~fd_guard() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    fd_guard(const fd_guard&) = delete;
-    fd_guard& operator=(const fd_guard&) = delete;
-    int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-
-private:
-    int fd_;
-};
-
-struct split_path {
-    std::string folder, base;
-};
-
-split_path split(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos) return {".", path};
-    return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
-}
-
-}  // namespace
-
-namespace io_detail {
 
 bool trusted_owner(uid_t owner, const struct stat& file) {
     return owner == ::geteuid() || owner == file.st_uid || owner == 0;
