@@ -57,10 +57,17 @@ public:
     bool nocache() const noexcept { return nocache_; }
     const std::string& name() const noexcept override { return name_; }
     int fd() const noexcept { return fd_; }
+    /// Fail (io_error) when the regular file was written while it was read: its
+    /// modification time or size moved since open(). What was read then mixes old
+    /// and new data: a signature of it describes no version of the file, a patch
+    /// from it builds none. Check before publishing an output made from it.
+    /// Streams and devices carry no such mark and always pass.
+    result<void> check_unchanged() const;
 
 private:
     input_file(int fd, std::string name, std::int64_t size, std::int64_t start)
         : fd_(fd), name_(std::move(name)), regular_size_(size), start_(start), read_pos_(start), dropped_to_(start) {}
+    void remember_version(const struct stat& st) noexcept;
     int fd_ = -1;
     std::string name_;
     std::int64_t regular_size_ = -1;
@@ -68,6 +75,8 @@ private:
     std::int64_t read_pos_ = 0;
     std::int64_t dropped_to_ = 0;
     bool nocache_ = false;
+    bool regular_ = false;  // the fields below describe the file at open()
+    std::int64_t opened_size_ = 0, opened_mtime_s_ = 0, opened_mtime_ns_ = 0;
 };
 
 class output_file;

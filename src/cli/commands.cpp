@@ -282,6 +282,8 @@ int signature_command(const request& req, const invocation& inv) {
     }
     meter->finish();
     if (auto finished = packed->finish(); !finished) return report(inv, finished.err());
+    // A signature of a file written meanwhile describes no version of it.
+    if (auto same = in->check_unchanged(); !same) return report(inv, same.err());
     if (int rc = publish(*out, inv, req.quiet)) return rc;
     stats.job_done(done_stats);
     meter->summary(done_stats.in_bytes);
@@ -449,6 +451,8 @@ int patch_command(const request& req, const invocation& inv) {
         auto checked = verify_trailer(trailer, written, static_cast<std::uint64_t>(j->stats().out_bytes), options.delta_name);
         if (!checked) return report(inv, checked.err());
     }
+    // COPYs from a basis written meanwhile mix its versions (a trailer would notice; rdiff's deltas have none).
+    if (auto same = basis_in->check_unchanged(); !same) return report(inv, same.err());
     if (int rc = publish(*out, inv, req.quiet)) return rc;
     if (req.verify)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",

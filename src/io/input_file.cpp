@@ -56,7 +56,9 @@ result<input_file> input_file::open(const std::string& path) {
         const std::int64_t size = io_detail::random_access_size(0, st);
         const off_t at = size >= 0 ? ::lseek(0, 0, SEEK_CUR) : 0;
         const std::int64_t start = at > 0 ? std::min<std::int64_t>(at, size) : 0;
-        return input_file(0, "standard input", size < 0 ? -1 : size - start, start);
+        input_file in(0, "standard input", size < 0 ? -1 : size - start, start);
+        in.remember_version(st);
+        return in;
     }
     if (path.empty()) return fail(errc::io_error, "\"\": cannot open: No such file or directory");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -75,7 +77,26 @@ result<input_file> input_file::open(const std::string& path) {
         ::close(fd);
         return std::move(settled).err();
     }
-    return input_file(fd, path, io_detail::random_access_size(fd, st), 0);
+    input_file in(fd, path, io_detail::random_access_size(fd, st), 0);
+    in.remember_version(st);
+    return in;
+}
+
+void input_file::remember_version(const struct stat& st) noexcept {
+    regular_ = S_ISREG(st.st_mode);
+    opened_size_ = st.st_size;
+    opened_mtime_s_ = st.st_mtim.tv_sec;
+    opened_mtime_ns_ = st.st_mtim.tv_nsec;
+}
+
+result<void> input_file::check_unchanged() const {
+    if (!regular_) return {};
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return io_fail(name_, "cannot stat", errno);
+    if (st.st_size == opened_size_ && st.st_mtim.tv_sec == opened_mtime_s_ && st.st_mtim.tv_nsec == opened_mtime_ns_)
+        return {};
+    return fail(errc::io_error, name_ + ": the file was written while it was read (its modification time or size "
+                                        "changed): what was read mixes old and new data, so no output is made from it");
 }
 
 input_file::input_file(input_file&& other) noexcept
@@ -85,7 +106,11 @@ input_file::input_file(input_file&& other) noexcept
       start_(other.start_),
       read_pos_(other.read_pos_),
       dropped_to_(other.dropped_to_),
-      nocache_(other.nocache_) {}
+      nocache_(other.nocache_),
+      regular_(other.regular_),
+      opened_size_(other.opened_size_),
+      opened_mtime_s_(other.opened_mtime_s_),
+      opened_mtime_ns_(other.opened_mtime_ns_) {}
 
 void input_file::seek_past(std::uint64_t n) noexcept {
     if (regular_size_ >= 0) ::lseek(fd_, static_cast<off_t>(start_ + static_cast<std::int64_t>(n)), SEEK_SET);

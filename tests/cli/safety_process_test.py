@@ -14,6 +14,10 @@ in and the streams it is given.
   9. Under the name rdiff: rdelta's own options are unknown options, and the errors
      rdiff reports as text are rdiff's own lines.
  10. zstd streams made by other tools: pzstd's skippable frames, several frames.
+ 11. An input written while it is read (a signature's file, a patch's basis) fails
+     with 100 and no output: what was read mixes old and new data. rdiff publishes
+     such a signature, or patch output, and exits 0. The process is stopped once it
+     has the file open, the file written, the process continued.
 
 Usage: safety_process_test.py --rdelta PATH [--rdiff PATH] [--capi librsync.so.2]. Without rdiff (or when it
 is missing) the comparisons with it are skipped, not the checks of rdelta's own
@@ -486,6 +490,72 @@ class Suite:
 
     # ----- 10: zstd streams from other tools -------------------------------------------
 
+    # ----- 11: an input written while it is read --------------------------------------
+
+    def stopped_while_open(self, args, path, modify, prog=None):
+        """Run rdelta, stop it once it has `path` open, call `modify`, continue it."""
+        p = subprocess.Popen([prog or self.rdelta, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        target, deadline = os.path.realpath(path), time.monotonic() + 30
+        while p.poll() is None and time.monotonic() < deadline:
+            try:
+                fds = os.listdir(f"/proc/{p.pid}/fd")
+                if any(os.readlink(f"/proc/{p.pid}/fd/{fd}") == target for fd in fds):
+                    break
+            except OSError:
+                pass
+        p.send_signal(signal.SIGSTOP)
+        opened = p.poll() is None
+        modify()
+        p.send_signal(signal.SIGCONT)
+        out, err = p.communicate()
+        return opened, p.returncode, out, err.decode(errors="replace")
+
+    def written_while_read(self):
+        data = os.urandom(8 << 20)
+        write("wb", data)
+        subprocess.run([self.rdelta, "signature", "wb", "wb.sig"], check=True)
+        write("wn", data[:3 << 20] + os.urandom(1000) + data[3 << 20:])
+        subprocess.run([self.rdelta, "delta", "wb.sig", "wn", "wd"], check=True)
+
+        def poke_at(offset):
+            def poke():
+                with open("wb", "r+b") as f:
+                    f.seek(offset)
+                    f.write(b"\xff")
+            return poke
+
+        def grow():
+            with open("wb", "ab") as f:
+                f.write(b"more")
+
+        cases = ((["signature", "wb", "ws"], "ws", poke_at(0), "signature, a byte changed"),
+                 (["signature", "wb", "ws"], "ws", grow, "signature, the file grew"),
+                 (["patch", "wb", "wd", "wo"], "wo", poke_at(100), "patch basis, a byte changed"),
+                 (["patch", "wb", "wd", "-"], None, poke_at(100), "patch basis, output to a stream"))
+        for args, out, modify, what in cases:
+            write("wb", data)
+            os.utime("wb", (1_000_000_000, 1_000_000_000))  # an old time: any write moves it
+            rm("ws", "wo")
+            opened, rc, _, err = self.stopped_while_open(args, "wb", modify)
+            if not opened:
+                check(False, f"{what}: the run ended before it could be stopped")
+                continue
+            check(rc == 100 and "written while it was read" in err and "wb" in err
+                  and (out is None or not os.path.exists(out)),
+                  f"{what}: fails with 100 and publishes nothing (exit {rc}, {err.strip()!r})")
+        write("wb", data)
+
+        def metadata_only():  # what a backup tool or a reader may do meanwhile
+            os.chmod("wb", 0o600)
+            os.utime("wb", ns=(time.time_ns(), os.stat("wb").st_mtime_ns))
+
+        for args, out in ((["signature", "wb", "ws"], "ws"), (["patch", "wb", "wd", "wo"], "wo")):
+            rm(out)
+            opened, rc, _, err = self.stopped_while_open(args, "wb", metadata_only)
+            check(rc == 0 and os.path.exists(out),
+                  f"{args[0]}: an input whose mode and access time changed, not its data, passes ({err!r})")
+        rm("wb", "wb.sig", "wn", "wd", "ws", "wo")
+
     def zstd_streams(self):
         R = self.rdelta
         subprocess.run([R, "-f", "signature", "basis", "basis.sig"], check=True)
@@ -559,7 +629,7 @@ def main():
     suite = Suite(rdelta, rdiff, work, capi)
     try:
         for part in (suite.stdin_offset, suite.signals, suite.closed_fds, suite.out_of_memory, suite.rdiff_name,
-                     suite.zstd_streams):
+                     suite.zstd_streams, suite.written_while_read):
             try:
                 part()
             except Exception as e:  # one broken part must not hide the others
