@@ -334,6 +334,7 @@ int delta_command(const request& req, const invocation& inv) {
                                    sig_in->size_hint() > 0 ? static_cast<std::uint64_t>(sig_in->size_hint()) : 0);
     if (auto loaded = drive(*loader, *sig_in, {}, default_chunk); !loaded) return report(inv, loaded.err());
     stats.job_done(loader->stats());
+    if (auto same = sig_file->check_unchanged(); !same) return report(inv, same.err());
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
     std::optional<output_file> out;
@@ -453,6 +454,7 @@ int patch_command(const request& req, const invocation& inv) {
     }
     // COPYs from a basis written meanwhile mix its versions (a trailer would notice; rdiff's deltas have none).
     if (auto same = basis_in->check_unchanged(); !same) return report(inv, same.err());
+    if (auto same = delta_file->check_unchanged(); !same) return report(inv, same.err());
     if (int rc = publish(*out, inv, req.quiet)) return rc;
     if (req.verify)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",

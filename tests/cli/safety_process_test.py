@@ -14,7 +14,8 @@ in and the streams it is given.
   9. Under the name rdiff: rdelta's own options are unknown options, and the errors
      rdiff reports as text are rdiff's own lines.
  10. zstd streams made by other tools: pzstd's skippable frames, several frames.
- 11. An input written while it is read (a signature's file, a patch's basis) fails
+ 11. An input written while it is read (a signature's file, a patch's basis or
+     delta, a delta's signature) fails
      with 100 and no output: what was read mixes old and new data. rdiff publishes
      such a signature, or patch output, and exits 0. The process is stopped once it
      has the file open, the file written, the process continued.
@@ -495,16 +496,21 @@ class Suite:
     def stopped_while_open(self, args, path, modify, prog=None):
         """Run rdelta, stop it once it has `path` open, call `modify`, continue it."""
         p = subprocess.Popen([prog or self.rdelta, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        target, deadline = os.path.realpath(path), time.monotonic() + 30
-        while p.poll() is None and time.monotonic() < deadline:
+        target, deadline, fd = os.path.realpath(path), time.monotonic() + 30, None
+        while p.poll() is None and time.monotonic() < deadline and fd is None:
             try:
                 fds = os.listdir(f"/proc/{p.pid}/fd")
-                if any(os.readlink(f"/proc/{p.pid}/fd/{fd}") == target for fd in fds):
-                    break
+                fd = next((n for n in fds if os.readlink(f"/proc/{p.pid}/fd/{n}") == target), None)
             except OSError:
                 pass
         p.send_signal(signal.SIGSTOP)
         opened = p.poll() is None
+        self.read_offset = -1  # how far it had read the file sequentially when stopped
+        try:
+            with open(f"/proc/{p.pid}/fdinfo/{fd}") as info:
+                self.read_offset = int(info.readline().split()[1])
+        except (OSError, TypeError, ValueError, IndexError):
+            pass
         modify()
         p.send_signal(signal.SIGCONT)
         out, err = p.communicate()
@@ -528,21 +534,56 @@ class Suite:
             with open("wb", "ab") as f:
                 f.write(b"more")
 
-        cases = ((["signature", "wb", "ws"], "ws", poke_at(0), "signature, a byte changed"),
-                 (["signature", "wb", "ws"], "ws", grow, "signature, the file grew"),
-                 (["patch", "wb", "wd", "wo"], "wo", poke_at(100), "patch basis, a byte changed"),
-                 (["patch", "wb", "wd", "-"], None, poke_at(100), "patch basis, output to a stream"))
-        for args, out, modify, what in cases:
+        def poke_delta():
+            with open("wd", "r+b") as f:
+                f.seek(10)
+                same = f.read(1)
+                f.seek(10)
+                f.write(same)  # the same byte written back: only the time moves
+
+        cases = ((["signature", "wb", "ws"], "ws", "wb", poke_at(0), "signature, a byte changed"),
+                 (["patch", "wb", "wd", "wo"], "wo", "wd", poke_delta, "patch, the delta written"),
+                 (["signature", "wb", "ws"], "ws", "wb", grow, "signature, the file grew"),
+                 (["patch", "wb", "wd", "wo"], "wo", "wb", poke_at(100), "patch basis, a byte changed"),
+                 (["patch", "wb", "wd", "-"], None, "wb", poke_at(100), "patch basis, output to a stream"))
+        for args, out, changed, modify, what in cases:
             write("wb", data)
-            os.utime("wb", (1_000_000_000, 1_000_000_000))  # an old time: any write moves it
+            for n in ("wb", "wd"):
+                os.utime(n, (1_000_000_000, 1_000_000_000))  # an old time: any write moves it
             rm("ws", "wo")
-            opened, rc, _, err = self.stopped_while_open(args, "wb", modify)
+            opened, rc, _, err = self.stopped_while_open(args, changed, modify)
             if not opened:
                 check(False, f"{what}: the run ended before it could be stopped")
                 continue
-            check(rc == 100 and "written while it was read" in err and "wb" in err
+            check(rc == 100 and "written while it was read" in err and f"{changed}:" in err
                   and (out is None or not os.path.exists(out)),
                   f"{what}: fails with 100 and publishes nothing (exit {rc}, {err.strip()!r})")
+        # delta: the signature is read whole first; stop it there (a large signature).
+        big = os.urandom(64 << 20)
+        write("wbig", big)
+        subprocess.run([self.rdelta, "signature", "-b", "64", "wbig", "wbig.sig"], check=True)
+        write("wsig", read("wbig.sig"))
+        os.utime("wsig", (1_000_000_000, 1_000_000_000))
+        rm("wdo")
+
+        def poke_sig():
+            with open("wsig", "r+b") as f:
+                f.seek(100)
+                same = f.read(1)
+                f.seek(100)
+                f.write(same)
+
+        for attempt in range(5):  # stopped before the signature was read whole
+            rm("wdo")
+            os.utime("wsig", (1_000_000_000, 1_000_000_000))
+            opened, rc, _, err = self.stopped_while_open(["delta", "wsig", "wn", "wdo"], "wsig", poke_sig)
+            if opened and 0 <= self.read_offset < os.path.getsize("wsig"):
+                break
+        else:
+            check(False, "delta: never stopped while the signature was being loaded")
+        check(rc == 100 and "written while it was read" in err and not os.path.exists("wdo"),
+              f"delta: a signature written while it is loaded fails with 100 (exit {rc}, {err.strip()!r})")
+        rm("wbig", "wbig.sig", "wsig", "wdo")
         write("wb", data)
 
         def metadata_only():  # what a backup tool or a reader may do meanwhile
