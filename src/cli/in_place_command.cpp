@@ -37,7 +37,7 @@ result<void> recover_first(const invocation& inv, in_place_fd& image, journal_st
     const char* name = image.name().c_str();
     switch (done->action) {
     case recovery_action::none:
-        if (!quiet_if_none) std::fprintf(stderr, "%s: %s: no journal of an interrupted patch: nothing to do\n", prog, name);
+        if (!quiet_if_none) std::fprintf(stderr, "%s: %s: no interrupted in-place patch or rewrite: nothing to do\n", prog, name);
         break;
     case recovery_action::discarded:
         std::fprintf(stderr, "%s: %s: deleted the journal of a patch interrupted before it wrote anything\n", prog, name);
