@@ -242,6 +242,10 @@ public:
     result<void> punch_hole(std::uint64_t pos, std::uint64_t len) override;
     result<void> sync() override;
     std::pair<std::uint64_t, std::uint64_t> identity() const override { return {dev_, ino_}; }
+    /// An extended attribute, `user.rdelta.unfinished` (nothing where the file
+    /// system keeps none).
+    void mark_journaled(const std::string& journal) override;
+    void clear_journal_mark() override;
     const std::string& name() const noexcept { return name_; }
     /// Take an exclusive flock() on the file, held until it is closed: two in-place
     /// patches (or a patch and a recovery) of one image must never overlap.

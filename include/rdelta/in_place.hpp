@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
 
 namespace rdelta {
@@ -45,6 +46,13 @@ public:
     /// Device and inode numbers, recorded in the journal so that a journal is never
     /// applied to another file; {0, 0} when unknown.
     virtual std::pair<std::uint64_t, std::uint64_t> identity() const { return {0, 0}; }
+    /// Note on the file itself, durably, that the journal `journal` (its name()) can
+    /// restore it: from before its first byte is overwritten until it is whole
+    /// again, when clear_journal_mark() is called. A reader reaching the file under
+    /// another name (renamed after a crash, another hard link) then sees that it is
+    /// half patched. The default keeps no note.
+    virtual void mark_journaled(const std::string& /*journal*/) {}
+    virtual void clear_journal_mark() {}
 };
 
 /// Opens the delta from its start, once per pass (in-place patching reads it two or

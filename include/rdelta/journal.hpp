@@ -42,7 +42,9 @@ public:
 
 /// The journal file of an image: ".IMAGE.rdelta-journal" in the image's folder (the
 /// symlink target's, when IMAGE is a symlink; a shorter name when that one would be
-/// too long). Nothing is created until create().
+/// too long). When the image itself names the journal of an interrupted patch
+/// (in_place_file::mark_journaled(): it was renamed after the crash, or IMAGE is
+/// another hard link of it), that journal. Nothing is created until create().
 result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path);
 
 /// A journal kept in memory, for tests and fuzzing (its bytes are public).

@@ -1,5 +1,6 @@
 // in_place_fd.cpp - a regular file opened for reading and writing, patched in place.
 #include "posix_util.hpp"
+#include "update_marker.hpp"
 
 #include <rdelta/file.hpp>
 
@@ -61,6 +62,12 @@ result<void> in_place_fd::lock() {
     if (errno == EWOULDBLOCK) return fail(errc::io_error, name_ + ": another rdelta is patching or recovering it (locked)");
     return io_fail(name_, "cannot lock", errno);
 }
+
+void in_place_fd::mark_journaled(const std::string& journal) {
+    (void)io_detail::set_update_marker(fd_, dev_, ino_, io_detail::update_kind::journal, journal, true);
+}
+
+void in_place_fd::clear_journal_mark() { io_detail::clear_update_marker(fd_); }
 
 result<void> in_place_fd::sync() {
     if (::fsync(fd_) != 0) return io_fail(name_, "fsync failed", errno);

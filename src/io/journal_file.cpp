@@ -1,10 +1,12 @@
 // journal_file.cpp - the undo journal of an in-place patch, as a file beside the image.
 #include "posix_util.hpp"
+#include "update_marker.hpp"
 
 #include <rdelta/journal.hpp>
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -116,8 +118,29 @@ std::pair<std::string, std::string> journal_path(const std::string& image_path) 
 
 }  // namespace io_detail
 
+namespace {
+
+// The journal an interrupted patch named on the file itself: found even when the
+// file was renamed since, or is reached through another hard link.
+std::string marked_journal(const std::string& image_path) {
+    char* real = ::realpath(image_path.c_str(), nullptr);
+    if (!real) return "";
+    const std::string target = real;
+    std::free(real);
+    struct stat st {};
+    if (::stat(target.c_str(), &st) != 0) return "";
+    const auto marker = io_detail::read_update_marker(target, st);
+    return marker && marker->kind == io_detail::update_kind::journal ? marker->path : "";
+}
+
+}  // namespace
+
 result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path) {
     auto [folder, path] = io_detail::journal_path(image_path);
+    if (std::string marked = marked_journal(image_path); !marked.empty()) {
+        path = marked;
+        folder = path.substr(0, std::max<std::size_t>(path.rfind('/'), 1));
+    }
     return std::unique_ptr<journal_storage>(std::make_unique<journal_file>(std::move(folder), std::move(path)));
 }
 

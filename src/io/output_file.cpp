@@ -3,6 +3,7 @@
 #include "file_metadata.hpp"
 #include "output_target.hpp"
 #include "pending_rewrite.hpp"
+#include "update_marker.hpp"
 #include "posix_util.hpp"
 #include "publish.hpp"
 #include "storage_overlap.hpp"
@@ -329,6 +330,9 @@ result<void> output_file::publish_unnamed(bool no_replace) {
 result<void> output_file::rewrite_inode() {
     if (auto room = io_detail::reserve_for_copy(fd_, target_fd_, pos_, name_); !room) return room;
     if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
+    // From naming the staging file to the end of the copy, a signal waits: stopped
+    // in between, the run would leave the staging file behind.
+    io_detail::signal_deferral no_stop_halfway;
     if (unnamed_) {
         const auto slash = path_.rfind('/');
         const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
@@ -337,9 +341,14 @@ result<void> output_file::rewrite_inode() {
     // Under the name recovery looks for (replacing what an interrupted run left).
     const bool findable = io_detail::take_pending_name(temp_, pending_);
     if (durable_) io_detail::sync_folder(temp_);
-    io_detail::signal_deferral no_stop_halfway;
+    // Under any of its names, the file now says where its new content waits.
+    struct stat st {};
+    if (::fstat(target_fd_, &st) == 0)
+        io_detail::set_update_marker(target_fd_, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                                     io_detail::update_kind::rewrite, temp_, durable_);
     unregister_temp();
     auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_);
+    if (copied) io_detail::clear_update_marker(target_fd_);  // whole (and synced when durable)
     if (copied && ::close(std::exchange(target_fd_, -1)) != 0) copied = io_fail(name_, "write failed", errno);
     if (!copied) {
         const std::string kept = std::exchange(temp_, "");

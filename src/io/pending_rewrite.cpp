@@ -9,6 +9,7 @@
 
 #include "posix_util.hpp"
 #include "publish.hpp"
+#include "update_marker.hpp"
 
 #include <rdelta/file.hpp>
 
@@ -97,6 +98,10 @@ bool trusted_owner(uid_t owner, const struct stat& file) {
 }
 
 std::string find_pending_rewrite(const std::string& target, const struct stat& st) {
+    // The name the file carries wins: it was rewritten under another name (a hard
+    // link elsewhere, or renamed since).
+    if (const auto marker = read_update_marker(target, st); marker && marker->kind == update_kind::rewrite)
+        return marker->path;
     const auto [folder, base] = split(target);
     const char* tmpdir = std::getenv("TMPDIR");
     const std::string candidates[] = {
@@ -160,6 +165,7 @@ result<std::string> finish_interrupted_rewrite(const std::string& path) {
     io_detail::signal_deferral no_stop_halfway;
     if (auto copied = io_detail::copy_into_inode(in.get(), out.get(), size, true, path); !copied)
         return std::move(copied).err();
+    io_detail::clear_update_marker(out.get());  // whole and synced
     if (::close(out.release()) != 0) return io_fail(path, "write failed", errno);
     if (::unlink(staging.c_str()) != 0) return io_fail(staging, "cannot delete the staging file (the rewrite is done)", errno);
     io_detail::sync_folder(staging);

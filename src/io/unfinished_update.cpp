@@ -9,6 +9,7 @@
 
 #include "pending_rewrite.hpp"
 #include "posix_util.hpp"
+#include "update_marker.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -42,10 +43,15 @@ bool held_by_a_run(int fd) {
 
 result<void> refuse_unfinished_update(int fd, const std::string& path, const struct stat& st) {
     if (!S_ISREG(st.st_mode)) return {};
-    const std::string journal = journal_path(path).second;
+    // The note on the file first: it is there under any name the file has.
+    const auto marker = read_update_marker(fd, st);
+    std::string journal = journal_path(path).second;
     struct stat js {};
-    const bool journaled = ::lstat(journal.c_str(), &js) == 0 && trusted_owner(js.st_uid, st);
-    const std::string staging = journaled ? std::string() : find_pending_rewrite(real_path(path), st);
+    bool journaled = ::lstat(journal.c_str(), &js) == 0 && trusted_owner(js.st_uid, st);
+    if (marker && marker->kind == update_kind::journal) journal = marker->path, journaled = true;
+    std::string staging;
+    if (marker && marker->kind == update_kind::rewrite && !journaled) staging = marker->path;
+    if (!journaled && staging.empty()) staging = find_pending_rewrite(real_path(path), st);
     if (!journaled && staging.empty()) return {};
     if (held_by_a_run(fd))
         return fail(errc::io_error, path + ": another rdelta is updating it in place (it holds the file's lock): "

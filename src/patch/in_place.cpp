@@ -342,13 +342,16 @@ result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& f
     if (!written) {
         if (!batch.started() && !journal) return std::move(written).err();
         if (!batch.started()) {  // the image was not touched: the journal just goes
+            file.clear_journal_mark();
             (void)options.journal->remove();
             return std::move(written).err();
         }
         return roll_back(std::move(written).err(), file, options.journal);
     }
-    if (options.journal)
+    if (options.journal) {
+        file.clear_journal_mark();  // whole and synced: the journal only finishes the size now
         if (auto r = options.journal->remove(); !r) return std::move(r).err();
+    }
     return stats;
 }
 

@@ -106,6 +106,7 @@ result<recovery_result> recover_in_place(in_place_file& image, journal_storage& 
     auto header = newest_header(journal);
     if (!header) return std::move(header).err();
     if (!*header) {  // never became valid: the image was not touched
+        image.clear_journal_mark();
         if (auto r = journal.remove(); !r) return std::move(r).err();
         done.action = recovery_action::discarded;
         return done;
@@ -138,6 +139,7 @@ result<recovery_result> recover_in_place(in_place_file& image, journal_storage& 
         done.action = recovery_action::rolled_back;
     }
     if (auto r = image.sync(); !r) return std::move(r).err();
+    image.clear_journal_mark();
     if (auto r = journal.remove(); !r) return std::move(r).err();
     return done;
 }

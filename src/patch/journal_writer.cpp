@@ -88,7 +88,9 @@ result<void> journal_writer::begin() {
     // The header area stays zeros (no valid slot) until the first records are durable.
     const std::vector<std::uint8_t> zeros(journal_records_at, 0);
     end_ = 0;
-    return put(zeros);
+    if (auto w = put(zeros); !w) return w;
+    image_.mark_journaled(storage_.name());  // before the image is touched
+    return {};
 }
 
 result<void> journal_writer::add_record(std::uint32_t kind, std::uint64_t pos, std::uint64_t len,

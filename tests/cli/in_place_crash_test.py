@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+from update_note import attributes_here, marker
+
 MiB = 1 << 20
 passed = failed = 0
 
@@ -33,6 +35,7 @@ def check(ok, what):
     else:
         failed += 1
         print("FAIL:", what, flush=True)
+    return ok
 
 
 def extents(path):
@@ -358,6 +361,60 @@ def half_patched_readers(tool, work, rng):
     check(p.returncode == 0 and open(img, "rb").read() == open(new, "rb").read(), "readers: the stopped patch completed")
 
 
+def other_names(tool, work, rng):
+    """The image itself says it is half patched: renamed after the crash, or reached
+    through a hard link in another folder, it is still refused as an input, and
+    `recover` or the next `patch --in-place` under the new name finds the journal.
+    A copy that kept the attribute is another file and reads."""
+    name, old, new = scenarios(work, rng)[0]
+    delta = os.path.join(work, "names.delta")
+    make_delta(tool, old, new, delta)
+    sig = os.path.join(work, "names.sig")
+    kill = {"RDELTA_INPLACE_BATCH_BYTES": "4096", "RDELTA_TEST_KILL_AFTER_BATCH": "2"}
+    os.makedirs(os.path.join(work, "elsewhere"))
+    for how in ("recover", "patch"):
+        img = sparse_copy(old, os.path.join(work, "names.img"))
+        r = tool.run("patch", "--in-place", img, delta, env=kill)
+        journal = journal_of(img)
+        if not check(r.returncode == -signal.SIGKILL and os.path.exists(journal), f"names: interrupted ({r.returncode})"):
+            return
+        if not attributes_here(work):
+            print("note: this file system keeps no user attributes; the other-names case was not tested")
+            os.remove(journal)
+            return
+        check(marker(img) is not None, "names: the half-patched file carries the note")
+        moved = os.path.join(work, "names.renamed")
+        os.rename(img, moved)
+        link = os.path.join(work, "elsewhere", "link")
+        os.link(moved, link)
+        for path in (moved, link):
+            r = tool.run("signature", path, sig)
+            check(r.returncode == 100 and "interrupted" in r.stderr and journal in r.stderr
+                  and f"rdelta recover {path}" in r.stderr and not os.path.exists(sig),
+                  f"names: a half-patched file under another name is refused ({r.returncode}, {r.stderr!r})")
+        copy = os.path.join(work, "names.copy")
+        shutil.copy2(moved, copy)  # attributes too
+        r = tool.run("signature", copy, sig)
+        check(r.returncode == 0, f"names: a copy with the attribute is another file ({r.stderr!r})")
+        for n in (copy, sig):
+            if os.path.exists(n):
+                os.remove(n)
+        if how == "recover":
+            r = tool.run("recover", link)
+            check(r.returncode == 0 and "rolled back" in r.stderr and state(moved) == state(old),
+                  f"names: recover through another hard link rolls back ({r.returncode}, {r.stderr!r})")
+        else:
+            r = tool.run("patch", "--in-place", moved, delta)
+            check(r.returncode == 0 and open(moved, "rb").read() == open(new, "rb").read(),
+                  f"names: patch --in-place of the renamed file rolls back first, then patches ({r.stderr!r})")
+        check(not os.path.exists(journal) and not os.path.exists(journal_of(moved)) and marker(moved) is None,
+              f"names ({how}): no journal and no note left")
+        r = tool.run("signature", link, sig)
+        check(r.returncode == 0, f"names ({how}): the file reads again ({r.stderr!r})")
+        for n in (moved, link, sig):
+            os.remove(n)
+
+
 def zstd_bomb(path, literal_len):
     """A zstd-compressed delta of one LITERAL of `literal_len` zeros, written by hand:
     RLE blocks of 128 KiB cost 4 bytes each, so 2 GiB of zeros take ~64 KiB."""
@@ -522,6 +579,7 @@ def main():
                  ("d", lambda d: damaged_journals(tool, d, rng)),
                  ("n", lambda d: journal_names(tool, d, rng)),
                  ("h", lambda d: half_patched_readers(tool, d, rng)),
+                 ("o", lambda d: other_names(tool, d, rng)),
                  ("m", lambda d: memory_bounds(tool, d, rng)),
                  ("e", lambda d: enospc(tool, d, rng, rdelta, False)),
                  ("c", lambda d: crash_runs(tool, d, rng, a.runs)))

@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+from update_note import attributes_here, marker
+
 passed = failed = 0
 MiB = 1 << 20
 
@@ -221,6 +223,48 @@ def recovery_rules(rdelta, work, old, new, delta):
     check(slow.returncode == 0 and read(out) == new and not staging_files(folder), "the first rewrite completed")
 
 
+def other_names(rdelta, work, old, new, delta):
+    """The file itself names its staging file while it is rewritten: killed midway,
+    its other hard links (here and in another folder) are refused as inputs, and
+    `rdelta recover` through any of them finishes the rewrite."""
+    folder, elsewhere = os.path.join(work, "names"), os.path.join(work, "names-elsewhere")
+    os.mkdir(folder)
+    os.mkdir(elsewhere)
+    if not attributes_here(folder):
+        print("note: this file system keeps no user attributes; the other-names case was not run", flush=True)
+        return
+    argv = [rdelta, "patch", "-f", os.path.join(work, "basis"), delta]
+    pending = os.path.join(folder, ".out.rdelta-rewrite")
+    far = os.path.join(elsewhere, "far")
+    out = linked_target(folder, old)
+    subprocess.run(argv + [out], check=True)
+    check(read(out) == new and marker(out) is None, "a finished rewrite leaves no note on the file")
+    for attempt in range(6):
+        out = linked_target(folder, old)
+        if os.path.lexists(far):
+            os.remove(far)
+        os.link(out, far)
+        kill_when_rewriting(argv, out, old, signal.SIGKILL)
+        if read(out) not in (old, new) and os.path.exists(pending):
+            break
+    else:
+        check(False, "other names: no SIGKILL landed during the rewrite in 6 attempts")
+        return
+    check(marker(out) is not None, "a half-rewritten file carries the note")
+    sig = os.path.join(folder, "half.sig")
+    for name in (out + ".link", far):
+        p = subprocess.run([rdelta, "signature", name, sig], capture_output=True, text=True)
+        check(p.returncode == 100 and "rewrite of it was interrupted" in p.stderr and pending in p.stderr
+              and not os.path.exists(sig),
+              f"another hard link of a half-rewritten file is not read (exit {p.returncode}, {p.stderr!r})")
+    r = recover(rdelta, far)
+    check(r.returncode == 0 and "finished an interrupted rewrite" in r.stderr and read(far) == new
+          and read(out) == new and read(out + ".link") == new and not os.path.exists(pending) and marker(far) is None,
+          f"recover through a hard link in another folder finishes the rewrite (exit {r.returncode}, {r.stderr!r})")
+    p = subprocess.run([rdelta, "signature", far, sig], capture_output=True, text=True)
+    check(p.returncode == 0, f"the finished file reads again ({p.stderr!r})")
+
+
 def read_only_folder(rdelta, work, old, new, delta):
     """Run as nobody in a folder it cannot write: the staging file is
     `.rdelta-rewrite-DEV-INO` in $TMPDIR, and recovery finds it there."""
@@ -315,6 +359,7 @@ def main():
         subprocess.run([rdelta, "delta", os.path.join(work, "basis.sig"), os.path.join(work, "new"), delta], check=True)
         interrupted(rdelta, work, old, new, delta)
         recovery_rules(rdelta, work, old, new, delta)
+        other_names(rdelta, work, old, new, delta)
         read_only_folder(rdelta, work, old, new, delta)
         full_disk(rdelta, work, False)
     finally:

@@ -85,6 +85,11 @@ public:
         std::fill(bytes_.begin() + static_cast<std::ptrdiff_t>(from), bytes_.begin() + static_cast<std::ptrdiff_t>(to), 0);
     }
     bool same(const paged_file& o) const { return bytes_ == o.bytes_ && stored_ == o.stored_; }
+    // The note on the file itself (an attribute written and synced at once).
+    void mark_journaled(const std::string& journal) override { marked = journal, ++marks; }
+    void clear_journal_mark() override { marked.clear(); }
+    std::string marked;
+    int marks = 0;
 
     static constexpr std::uint64_t page = 4096;
     test::bytes bytes_;
@@ -233,6 +238,9 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 REQUIRE(done.ok());
                 CHECK(new_file.bytes_ == c.next);
                 CHECK_FALSE(j.present);
+                CHECK(new_file.marks == 1);
+                CHECK(new_file.marked.empty());
+                new_file.marks = 0;
             }
             const std::uint64_t total = unlimited.used;
             int old_seen = 0, new_seen = 0;
@@ -248,10 +256,13 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 p.budget = k;
                 (void)patch_in_place(opener_of(delta), file, o);
                 p.budget = UINT64_MAX;  // power is back
+                // Part old, part new: the file itself says so (any name reaches it).
+                if (!file.same(old_file) && !file.same(new_file)) CHECK(file.marked == j.name());
                 j.reboot();
                 auto r = recover_in_place(file, j);
                 REQUIRE(r.ok());
                 CHECK_FALSE(j.present);
+                CHECK(file.marked.empty());
                 const bool is_old = file.same(old_file), is_new = file.same(new_file);
                 CHECK((is_old || is_new));
                 if (!is_old && !is_new) {

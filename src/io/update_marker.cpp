@@ -1,0 +1,93 @@
+// update_marker.cpp - the extended attribute that marks a file as half updated.
+//
+// Its value is "1 KIND DEV INO PATH". The device and inode let a copy of the file
+// that kept its attributes (cp -a, rsync -X, tar --xattrs) tell that the note is
+// not about it; the name rules and the owner check keep someone who can write the
+// file from pointing recovery at an unrelated file.
+#include "update_marker.hpp"
+
+#include "pending_rewrite.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+#include <sys/xattr.h>
+
+namespace rdelta::io_detail {
+
+namespace {
+
+constexpr const char* attribute = "user.rdelta.unfinished";
+
+const char* kind_word(update_kind kind) { return kind == update_kind::journal ? "journal" : "rewrite"; }
+
+std::string absolute(const std::string& path) {
+    if (!path.empty() && path[0] == '/') return path;
+    char cwd[PATH_MAX];
+    if (!::getcwd(cwd, sizeof cwd)) return path;
+    return std::string(cwd) + "/" + path;
+}
+
+// A journal is `.NAME.rdelta-journal` or `.rdelta-journal-HASH`; a staging file
+// `.NAME.rdelta-rewrite`, `.rdelta-rewrite-...`, or either with `-XXXXXX` after it.
+bool named_as(update_kind kind, const std::string& path) {
+    const auto slash = path.rfind('/');
+    const std::string base = path.substr(slash + 1);
+    const std::string word = std::string(".rdelta-") + kind_word(kind);
+    return base.size() > 1 && base[0] == '.' && base.find(word) != std::string::npos;
+}
+
+std::optional<update_marker> parse(const char* value, std::size_t len, const struct stat& st) {
+    const std::string text(value, len);
+    char kind[16] = {};
+    unsigned long long dev = 0, ino = 0;
+    int consumed = 0;
+    if (std::sscanf(text.c_str(), "1 %15s %llu %llu %n", kind, &dev, &ino, &consumed) != 3 || consumed <= 0) return {};
+    update_marker m;
+    const std::string k = kind;
+    if (k == "journal") m.kind = update_kind::journal;
+    else if (k == "rewrite") m.kind = update_kind::rewrite;
+    else return {};
+    if (dev != static_cast<unsigned long long>(st.st_dev) || ino != static_cast<unsigned long long>(st.st_ino)) return {};
+    m.path = text.substr(static_cast<std::size_t>(consumed));
+    if (m.path.empty() || m.path[0] != '/' || !named_as(m.kind, m.path)) return {};
+    struct stat s {};
+    if (::lstat(m.path.c_str(), &s) != 0 || !S_ISREG(s.st_mode) || !trusted_owner(s.st_uid, st)) return {};
+    return m;
+}
+
+template <class Get>
+std::optional<update_marker> read_with(Get get, const struct stat& st) {
+    if (!S_ISREG(st.st_mode)) return {};
+    char value[PATH_MAX + 96];
+    const ssize_t n = get(value, sizeof value);
+    if (n <= 0) return {};  // none (ENODATA), no attributes here, or too long to be ours
+    return parse(value, static_cast<std::size_t>(n), st);
+}
+
+}  // namespace
+
+bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind kind, const std::string& path,
+                       bool durable) {
+    char head[96];
+    std::snprintf(head, sizeof head, "1 %s %llu %llu ", kind_word(kind), static_cast<unsigned long long>(dev),
+                  static_cast<unsigned long long>(ino));
+    const std::string value = head + absolute(path);
+    if (::fsetxattr(fd, attribute, value.data(), value.size(), 0) != 0) return false;
+    if (durable) (void)::fsync(fd);
+    return true;
+}
+
+void clear_update_marker(int fd) { (void)::fremovexattr(fd, attribute); }
+
+std::optional<update_marker> read_update_marker(int fd, const struct stat& st) {
+    return read_with([fd](char* v, std::size_t n) { return ::fgetxattr(fd, attribute, v, n); }, st);
+}
+
+std::optional<update_marker> read_update_marker(const std::string& path, const struct stat& st) {
+    return read_with([&path](char* v, std::size_t n) { return ::getxattr(path.c_str(), attribute, v, n); }, st);
+}
+
+}  // namespace rdelta::io_detail

@@ -1,0 +1,43 @@
+// update_marker.hpp - a note on the file itself, for the time an in-place patch or
+// an inode rewrite may leave it part old, part new, naming the journal or staging
+// file that can restore or finish it.
+//
+// The journal and the staging file are found by the name the file was updated
+// under; the note travels with the inode, so a reader that reaches the file under
+// another name (it was renamed after a crash, or is another hard link) still sees
+// that it is half updated, and `rdelta recover` under that name finds what to
+// recover from. It is an extended attribute, `user.rdelta.unfinished`; where the
+// file system has none, the name-based lookup is all there is.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <sys/stat.h>
+
+namespace rdelta::io_detail {
+
+enum class update_kind { journal, rewrite };
+
+struct update_marker {
+    update_kind kind = update_kind::journal;
+    std::string path;  ///< the journal or staging file (absolute)
+};
+
+/// Note on the file open as `fd` (device `dev`, inode `ino`) that `path` holds
+/// what can restore or finish it. With `durable`, the note is on disk (fsync)
+/// before this returns, so it is there after a power loss during the update.
+/// Best effort: false where the file system keeps no such attributes.
+bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind kind, const std::string& path, bool durable);
+
+/// Remove the note (the file is whole again). Best effort.
+void clear_update_marker(int fd);
+
+/// The note on the file open as `fd` (status `st`) or at `path` (no symlink left
+/// in it), when it is one rdelta wrote for this very inode (a copy of the file
+/// with its attributes is another inode) and names a regular file that is present,
+/// under a name of its kind, owned by a trusted_owner().
+std::optional<update_marker> read_update_marker(int fd, const struct stat& st);
+std::optional<update_marker> read_update_marker(const std::string& path, const struct stat& st);
+
+}  // namespace rdelta::io_detail

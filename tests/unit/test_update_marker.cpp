@@ -1,0 +1,139 @@
+// test_update_marker.cpp - the note a half-updated file carries: read back only
+// for the inode it was written on, and only when it names a present journal or
+// staging file, under a name of its kind, that a trusted user owns.
+#include "io/update_marker.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+using namespace rdelta::io_detail;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string pattern = (fs::temp_directory_path() / "rdelta-marker-XXXXXX").string();
+        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~temp_dir() { fs::remove_all(path); }
+};
+
+struct open_file {
+    int fd = -1;
+    struct stat st {};
+    explicit open_file(const fs::path& p) {
+        std::ofstream(p).put('x');
+        fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
+        REQUIRE(fd >= 0);
+        REQUIRE(::fstat(fd, &st) == 0);
+    }
+    ~open_file() { ::close(fd); }
+    bool mark(update_kind kind, const std::string& path) { return set_update_marker(fd, st.st_dev, st.st_ino, kind, path, false); }
+    void raw(const std::string& value) { REQUIRE(::fsetxattr(fd, "user.rdelta.unfinished", value.data(), value.size(), 0) == 0); }
+    std::string id() const { return std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " "; }
+};
+
+bool has_attributes(const fs::path& dir) {
+    open_file f(dir / "probe");
+    return ::fsetxattr(f.fd, "user.rdelta.probe", "1", 1, 0) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("update marker: set, read under any name, cleared") {
+    temp_dir dir;
+    if (!has_attributes(dir.path)) return;  // nothing to test where there are no attributes
+    const std::string journal = (dir.path / ".img.rdelta-journal").string();
+    std::ofstream(journal).put('j');
+    open_file img(dir.path / "img");
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    REQUIRE(img.mark(update_kind::journal, journal));
+    auto m = read_update_marker(img.fd, img.st);
+    REQUIRE(m);
+    CHECK(m->kind == update_kind::journal);
+    CHECK(m->path == journal);
+    // Renamed, or reached through another hard link: the same inode, the same note.
+    fs::rename(dir.path / "img", dir.path / "renamed");
+    fs::create_directory(dir.path / "elsewhere");
+    fs::create_hard_link(dir.path / "renamed", dir.path / "elsewhere" / "link");
+    auto by_path = read_update_marker((dir.path / "elsewhere" / "link").string(), img.st);
+    REQUIRE(by_path);
+    CHECK(by_path->path == journal);
+    clear_update_marker(img.fd);
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+}
+
+TEST_CASE("update marker: a rewrite's staging file, a relative name made absolute") {
+    temp_dir dir;
+    if (!has_attributes(dir.path)) return;
+    std::ofstream(dir.path / ".f.rdelta-rewrite").put('s');
+    open_file f(dir.path / "f");
+    const fs::path cwd = fs::current_path();
+    fs::current_path(dir.path);
+    const bool marked = f.mark(update_kind::rewrite, ".f.rdelta-rewrite");
+    fs::current_path(cwd);
+    REQUIRE(marked);
+    auto m = read_update_marker(f.fd, f.st);
+    REQUIRE(m);
+    CHECK(m->kind == update_kind::rewrite);
+    CHECK(m->path == (dir.path / ".f.rdelta-rewrite").string());
+}
+
+TEST_CASE("update marker: a note that is not this file's, or names nothing rdelta made, is no note") {
+    temp_dir dir;
+    if (!has_attributes(dir.path)) return;
+    const std::string journal = (dir.path / ".img.rdelta-journal").string();
+    const std::string staging = (dir.path / ".img.rdelta-rewrite").string();
+    std::ofstream(journal).put('j');
+    std::ofstream(staging).put('s');
+    open_file img(dir.path / "img");
+    open_file copy(dir.path / "copy");
+    // A copy that kept the attributes (cp -a) is another inode.
+    copy.raw("1 journal " + img.id() + journal);
+    CHECK_FALSE(read_update_marker(copy.fd, copy.st));
+    copy.raw("1 journal " + copy.id() + journal);
+    CHECK(read_update_marker(copy.fd, copy.st));
+    // The kinds' names: recovery never copies in or replays an unrelated file.
+    img.raw("1 rewrite " + img.id() + "/etc/passwd");
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    img.raw("1 journal " + img.id() + staging);
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    img.raw("1 rewrite " + img.id() + journal);
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    img.raw("1 rewrite " + img.id() + staging);
+    CHECK(read_update_marker(img.fd, img.st));
+    // Gone, relative, a folder, malformed, another version.
+    img.raw("1 journal " + img.id() + (dir.path / ".gone.rdelta-journal").string());
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    img.raw("1 journal " + img.id() + ".img.rdelta-journal");
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    fs::create_directory(dir.path / ".dir.rdelta-journal");
+    img.raw("1 journal " + img.id() + (dir.path / ".dir.rdelta-journal").string());
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    img.raw("1 journal 12 " + journal);
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    img.raw("2 journal " + img.id() + journal);
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    img.raw("1 undo " + img.id() + journal);
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    // A symlink under the name is not a journal.
+    fs::create_symlink(journal, dir.path / ".link.rdelta-journal");
+    img.raw("1 journal " + img.id() + (dir.path / ".link.rdelta-journal").string());
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    // Someone else's file under the name (in a shared folder anyone can make one).
+    if (::geteuid() == 0) {
+        REQUIRE(::chown(journal.c_str(), 65534, 65534) == 0);
+        img.raw("1 journal " + img.id() + journal);
+        CHECK_FALSE(read_update_marker(img.fd, img.st));
+    }
+}
