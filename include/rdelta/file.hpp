@@ -32,8 +32,9 @@ class input_file final : public byte_source {
 public:
     /// Open for reading; errors name the file. `path` "-" = stdin. A regular file
     /// that an in-place patch or an inode rewrite is updating, or left half done
-    /// (its journal or staging file is beside it), is refused (io_error, naming
-    /// `rdelta recover`): it is neither the old file nor the new one.
+    /// (its journal or staging file is beside it, or the file names one in its
+    /// `user.rdelta.unfinished` attribute, under any of its names), is refused
+    /// (io_error, naming `rdelta recover`): it is neither the old file nor the new one.
     static result<input_file> open(const std::string& path);
     input_file(input_file&& other) noexcept;
     ~input_file() override;
@@ -128,7 +129,8 @@ private:
 ///   `.NAME.rdelta-rewrite` beside the file, or `.rdelta-rewrite-DEV-INO` in
 ///   $TMPDIR when that folder is not writable); the error names it, and
 ///   finish_interrupted_rewrite() completes the rewrite. While it is being
-///   rewritten the file is locked (flock), as an in-place patch locks its image.
+///   rewritten the file is locked (flock), as an in-place patch locks its image,
+///   and names the staging file in its `user.rdelta.unfinished` attribute.
 /// Destroyed without commit(), it removes its temporary file.
 class output_file {
 public:
@@ -260,8 +262,10 @@ private:
 };
 
 /// Finish a rewrite of `path` (see output_file) that was cut short: when its
-/// staging file is there (`.NAME.rdelta-rewrite` beside the file the name leads
-/// to, or `.rdelta-rewrite-DEV-INO` in $TMPDIR, or /tmp), copy it into the file,
+/// staging file is there (the one the file names in its `user.rdelta.unfinished`
+/// attribute, so `path` may be any of its names, else `.NAME.rdelta-rewrite` beside
+/// the file the name leads to, or `.rdelta-rewrite-DEV-INO` in $TMPDIR, or /tmp),
+/// copy it into the file,
 /// fsync the file and delete it. Returns the staging file's name, or "" when there
 /// is none. A name owned by anyone but the caller, the file's owner or root is not one
 /// (in /tmp anyone can create it); a symlink or a file with other links under the
