@@ -267,7 +267,8 @@ def other_names(rdelta, work, old, new, delta):
 
 def read_only_folder(rdelta, work, old, new, delta):
     """Run as nobody in a folder it cannot write: the staging file is
-    `.rdelta-rewrite-DEV-INO` in $TMPDIR, and recovery finds it there."""
+    `.rdelta-rewrite-DEV-INO` in $TMPDIR, and recovery finds it there (through the
+    note on the file, even without $TMPDIR)."""
     if os.geteuid() != 0:
         print("note: the read-only-folder case needs root to run as another user; not run", flush=True)
         return
@@ -298,9 +299,13 @@ def read_only_folder(rdelta, work, old, new, delta):
     left = os.listdir(tmp)
     check(left == [f".rdelta-rewrite-{st.st_dev:x}-{st.st_ino}"] and os.listdir(home) == ["out"],
           f"read-only folder: the staging file is named for the file's device and inode in $TMPDIR ({left})")
-    r = recover(rdelta, out, env=env, **nobody)
+    # Where the file can name its staging file, recovery needs no $TMPDIR.
+    noted = attributes_here(tmp)
+    renv = {k: v for k, v in os.environ.items() if k != "TMPDIR"} if noted else env
+    r = recover(rdelta, out, env=renv, **nobody)
     check(r.returncode == 0 and read(out) == new and not os.listdir(tmp) and os.stat(out).st_ino == st.st_ino,
-          f"read-only folder: `rdelta recover` finishes the rewrite from $TMPDIR (exit {r.returncode}, {r.stderr!r})")
+          f"read-only folder: `rdelta recover` finishes the rewrite from $TMPDIR "
+          f"({'without' if noted else 'with'} $TMPDIR set: exit {r.returncode}, {r.stderr!r})")
 
 
 def full_disk(rdelta, work, inner):
