@@ -231,6 +231,8 @@ private:
 /// A file opened for reading and writing, patched in place.
 class in_place_fd final : public in_place_file {
 public:
+    /// Refuses (io_error) a file that an in-place patch without a journal is
+    /// patching, or left torn when it was interrupted (nothing can restore it).
     static result<in_place_fd> open(const std::string& path);
     in_place_fd(in_place_fd&& other) noexcept;
     ~in_place_fd() override;

@@ -50,7 +50,8 @@ public:
     /// restore it: from before its first byte is overwritten until it is whole
     /// again, when clear_journal_mark() is called. A reader reaching the file under
     /// another name (renamed after a crash, another hard link) then sees that it is
-    /// half patched. The default keeps no note.
+    /// half patched. An empty `journal`: the patch keeps none (nothing can restore
+    /// the file if it is interrupted). The default keeps no note.
     virtual void mark_journaled(const std::string& /*journal*/) {}
     virtual void clear_journal_mark() {}
 };

@@ -1,5 +1,6 @@
 // in_place_fd.cpp - a regular file opened for reading and writing, patched in place.
 #include "posix_util.hpp"
+#include "unfinished_update.hpp"
 #include "update_marker.hpp"
 
 #include <rdelta/file.hpp>
@@ -31,6 +32,10 @@ result<in_place_fd> in_place_fd::open(const std::string& path) {
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
         return fail(errc::io_error, path + ": --in-place needs a regular file");
+    }
+    if (auto torn = io_detail::refuse_torn_image(fd, path, st); !torn) {
+        ::close(fd);
+        return std::move(torn).err();
     }
     in_place_fd f(fd, path, static_cast<std::uint64_t>(st.st_size));
     f.dev_ = static_cast<std::uint64_t>(st.st_dev), f.ino_ = static_cast<std::uint64_t>(st.st_ino);
@@ -64,7 +69,8 @@ result<void> in_place_fd::lock() {
 }
 
 void in_place_fd::mark_journaled(const std::string& journal) {
-    (void)io_detail::set_update_marker(fd_, dev_, ino_, io_detail::update_kind::journal, journal, true);
+    const auto kind = journal.empty() ? io_detail::update_kind::unjournaled : io_detail::update_kind::journal;
+    (void)io_detail::set_update_marker(fd_, dev_, ino_, kind, journal, true);
 }
 
 void in_place_fd::clear_journal_mark() { io_detail::clear_update_marker(fd_); }

@@ -45,6 +45,7 @@ result<void> refuse_unfinished_update(int fd, const std::string& path, const str
     if (!S_ISREG(st.st_mode)) return {};
     // The note on the file first: it is there under any name the file has.
     const auto marker = read_update_marker(fd, st);
+    if (marker && marker->kind == update_kind::unjournaled) return refuse_torn_image(fd, path, st);
     std::string journal = journal_path(path).second;
     struct stat js {};
     bool journaled = ::lstat(journal.c_str(), &js) == 0 && trusted_owner(js.st_uid, st);
@@ -61,6 +62,17 @@ result<void> refuse_unfinished_update(int fd, const std::string& path, const str
                                         "): it may be part old, part new; `rdelta recover " + path + "` restores it");
     return fail(errc::io_error, path + ": a rewrite of it was interrupted (its new content is in " + staging +
                                     "): it may be part old, part new; `rdelta recover " + path + "` finishes it");
+}
+
+result<void> refuse_torn_image(int fd, const std::string& path, const struct stat& st) {
+    const auto marker = read_update_marker(fd, st);
+    if (!marker || marker->kind != update_kind::unjournaled) return {};
+    if (held_by_a_run(fd))
+        return fail(errc::io_error, path + ": another rdelta is patching it in place without a journal (it holds the "
+                                           "file's lock): its content is part old, part new until that run ends");
+    return fail(errc::io_error, path + ": an in-place patch of it without a journal (--no-journal) was interrupted: it is "
+                                       "part old, part new and nothing can restore it; put back a copy as a new file "
+                                       "(cp --remove-destination COPY " + path + ")");
 }
 
 }  // namespace rdelta::io_detail

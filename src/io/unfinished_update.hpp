@@ -17,4 +17,9 @@ namespace rdelta::io_detail {
 /// nor the new one.
 result<void> refuse_unfinished_update(int fd, const std::string& path, const struct stat& st);
 
+/// Fail (io_error) when the file carries the note of an in-place patch without a
+/// journal that has not finished: running (it holds the lock), or interrupted, and
+/// then nothing can restore it. Neither an input nor an image to patch or recover.
+result<void> refuse_torn_image(int fd, const std::string& path, const struct stat& st);
+
 }  // namespace rdelta::io_detail

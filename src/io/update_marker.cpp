@@ -1,6 +1,6 @@
 // update_marker.cpp - the extended attribute that marks a file as half updated.
 //
-// Its value is "1 KIND DEV INO PATH". The device and inode let a copy of the file
+// Its value is "1 KIND DEV INO PATH" ("1 unjournaled DEV INO" without a journal). The device and inode let a copy of the file
 // that kept its attributes (cp -a, rsync -X, tar --xattrs) tell that the note is
 // not about it; the name rules and the owner check keep someone who can write the
 // file from pointing recovery at an unrelated file.
@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <unistd.h>
 #include <sys/xattr.h>
 
@@ -21,7 +22,14 @@ namespace {
 
 constexpr const char* attribute = "user.rdelta.unfinished";
 
-const char* kind_word(update_kind kind) { return kind == update_kind::journal ? "journal" : "rewrite"; }
+const char* kind_word(update_kind kind) {
+    switch (kind) {
+    case update_kind::journal: return "journal";
+    case update_kind::rewrite: return "rewrite";
+    case update_kind::unjournaled: break;
+    }
+    return "unjournaled";
+}
 
 std::string absolute(const std::string& path) {
     if (!path.empty() && path[0] == '/') return path;
@@ -49,9 +57,11 @@ std::optional<update_marker> parse(const char* value, std::size_t len, const str
     const std::string k = kind;
     if (k == "journal") m.kind = update_kind::journal;
     else if (k == "rewrite") m.kind = update_kind::rewrite;
+    else if (k == "unjournaled") m.kind = update_kind::unjournaled;
     else return {};
     if (dev != static_cast<unsigned long long>(st.st_dev) || ino != static_cast<unsigned long long>(st.st_ino)) return {};
     m.path = text.substr(static_cast<std::size_t>(consumed));
+    if (m.kind == update_kind::unjournaled) return m.path.empty() ? std::optional(m) : std::nullopt;
     if (m.path.empty() || m.path[0] != '/' || !named_as(m.kind, m.path)) return {};
     struct stat s {};
     if (::lstat(m.path.c_str(), &s) != 0 || !S_ISREG(s.st_mode) || !trusted_owner(s.st_uid, st)) return {};
@@ -74,7 +84,7 @@ bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind
     char head[96];
     std::snprintf(head, sizeof head, "1 %s %llu %llu ", kind_word(kind), static_cast<unsigned long long>(dev),
                   static_cast<unsigned long long>(ino));
-    const std::string value = head + absolute(path);
+    const std::string value = kind == update_kind::unjournaled ? std::string(head, std::strlen(head) - 1) : head + absolute(path);
     if (::fsetxattr(fd, attribute, value.data(), value.size(), 0) != 0) return false;
     if (durable) (void)::fsync(fd);
     return true;

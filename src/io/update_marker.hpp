@@ -17,11 +17,13 @@
 
 namespace rdelta::io_detail {
 
-enum class update_kind { journal, rewrite };
+/// journal, rewrite: the journal or staging file that restores or finishes the
+/// file; unjournaled: an in-place patch without a journal, which nothing can undo.
+enum class update_kind { journal, rewrite, unjournaled };
 
 struct update_marker {
     update_kind kind = update_kind::journal;
-    std::string path;  ///< the journal or staging file (absolute)
+    std::string path;  ///< the journal or staging file (absolute); empty when unjournaled
 };
 
 /// Note on the file open as `fd` (device `dev`, inode `ino`) that `path` holds
@@ -36,7 +38,8 @@ void clear_update_marker(int fd);
 /// The note on the file open as `fd` (status `st`) or at `path` (no symlink left
 /// in it), when it is one rdelta wrote for this very inode (a copy of the file
 /// with its attributes is another inode) and names a regular file that is present,
-/// under a name of its kind, owned by a trusted_owner().
+/// under a name of its kind, owned by a trusted_owner() (an unjournaled note names
+/// none).
 std::optional<update_marker> read_update_marker(int fd, const struct stat& st);
 std::optional<update_marker> read_update_marker(const std::string& path, const struct stat& st);
 

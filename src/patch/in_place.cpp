@@ -315,6 +315,8 @@ result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& f
     if (options.journal) {
         journal.emplace(*options.journal, file);
         if (auto b = journal->begin(); !b) return std::move(b).err();
+    } else {
+        file.mark_journaled("");  // nothing will restore it: the note alone says it may be torn
     }
     detail::write_batch batch(file, journal ? &*journal : nullptr, options.batch_bytes, options.after_batch);
     auto written = [&]() -> result<void> {
@@ -340,7 +342,10 @@ result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& f
     stats.syncs = 1 + (new_size < old_size);
     if (journal) stats.journal_bytes_written = journal->bytes_written(), stats.syncs += journal->syncs();
     if (!written) {
-        if (!batch.started() && !journal) return std::move(written).err();
+        if (!batch.started() && !journal) {
+            file.clear_journal_mark();
+            return std::move(written).err();
+        }
         if (!batch.started()) {  // the image was not touched: the journal just goes
             file.clear_journal_mark();
             (void)options.journal->remove();
@@ -348,10 +353,9 @@ result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& f
         }
         return roll_back(std::move(written).err(), file, options.journal);
     }
-    if (options.journal) {
-        file.clear_journal_mark();  // whole and synced: the journal only finishes the size now
+    file.clear_journal_mark();  // whole and synced: a journal only finishes the size now
+    if (options.journal)
         if (auto r = options.journal->remove(); !r) return std::move(r).err();
-    }
     return stats;
 }
 

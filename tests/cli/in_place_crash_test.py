@@ -415,6 +415,41 @@ def other_names(tool, work, rng):
             os.remove(n)
 
 
+def unjournaled(tool, work, rng):
+    """`--no-journal` keeps nothing to restore from: killed midway, the image says
+    on itself that it is torn, and signature, delta, patch, recover and the next
+    `patch --in-place` refuse it (100), changing nothing, until a copy is put back
+    as a new file. A run that finishes leaves no note."""
+    if not attributes_here(work):
+        print("note: this file system keeps no user attributes; the --no-journal case was not run")
+        return
+    name, old, new = scenarios(work, rng)[0]
+    delta = os.path.join(work, "nj.delta")
+    make_delta(tool, old, new, delta)
+    img = sparse_copy(old, os.path.join(work, "nj.img"))
+    sig = os.path.join(work, "nj.sig")
+    r = tool.run("patch", "--in-place", "--no-journal", img, delta)
+    check(r.returncode == 0 and open(img, "rb").read() == open(new, "rb").read() and marker(img) is None,
+          f"no journal: a finished run gives the new file and leaves no note ({r.stderr!r})")
+    sparse_copy(old, img)
+    r = tool.run("patch", "--in-place", "--no-journal", img, delta,
+                 env={"RDELTA_INPLACE_BATCH_BYTES": "4096", "RDELTA_TEST_KILL_AFTER_BATCH": "2"})
+    torn = state(img)
+    if not check(r.returncode == -signal.SIGKILL and torn not in (state(old), state(new)) and marker(img) is not None,
+                 f"no journal: killed midway, the image is torn and says so ({r.returncode})"):
+        return
+    for args in (["signature", img, sig], ["delta", delta + ".sig", img, sig], ["patch", img, delta, sig],
+                 ["recover", img], ["patch", "--in-place", img, delta], ["patch", "--in-place", "--no-journal", img, delta]):
+        r = tool.run(*args)
+        check(r.returncode == 100 and "without a journal" in r.stderr and "cp --remove-destination" in r.stderr
+              and not os.path.exists(sig) and state(img) == torn,
+              f"no journal: {' '.join(args[:-2] if args[0] != 'recover' else args[:1])} of a torn image is refused "
+              f"({r.returncode}, {r.stderr!r})")
+    subprocess.run(["cp", "--remove-destination", old, img], check=True)
+    r = tool.run("signature", img, sig)
+    check(r.returncode == 0, f"no journal: a copy put back as a new file reads ({r.stderr!r})")
+
+
 def zstd_bomb(path, literal_len):
     """A zstd-compressed delta of one LITERAL of `literal_len` zeros, written by hand:
     RLE blocks of 128 KiB cost 4 bytes each, so 2 GiB of zeros take ~64 KiB."""
@@ -580,6 +615,7 @@ def main():
                  ("n", lambda d: journal_names(tool, d, rng)),
                  ("h", lambda d: half_patched_readers(tool, d, rng)),
                  ("o", lambda d: other_names(tool, d, rng)),
+                 ("j", lambda d: unjournaled(tool, d, rng)),
                  ("m", lambda d: memory_bounds(tool, d, rng)),
                  ("e", lambda d: enospc(tool, d, rng, rdelta, False)),
                  ("c", lambda d: crash_runs(tool, d, rng, a.runs)))

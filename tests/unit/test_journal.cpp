@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 using namespace rdelta;
 
@@ -87,8 +88,8 @@ public:
     bool same(const paged_file& o) const { return bytes_ == o.bytes_ && stored_ == o.stored_; }
     // The note on the file itself (an attribute written and synced at once).
     void mark_journaled(const std::string& journal) override { marked = journal, ++marks; }
-    void clear_journal_mark() override { marked.clear(); }
-    std::string marked;
+    void clear_journal_mark() override { marked.reset(); }
+    std::optional<std::string> marked;  // "" without a journal
     int marks = 0;
 
     static constexpr std::uint64_t page = 4096;
@@ -239,7 +240,7 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 CHECK(new_file.bytes_ == c.next);
                 CHECK_FALSE(j.present);
                 CHECK(new_file.marks == 1);
-                CHECK(new_file.marked.empty());
+                CHECK_FALSE(new_file.marked);
                 new_file.marks = 0;
             }
             const std::uint64_t total = unlimited.used;
@@ -262,7 +263,7 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 auto r = recover_in_place(file, j);
                 REQUIRE(r.ok());
                 CHECK_FALSE(j.present);
-                CHECK(file.marked.empty());
+                CHECK_FALSE(file.marked);
                 const bool is_old = file.same(old_file), is_new = file.same(new_file);
                 CHECK((is_old || is_new));
                 if (!is_old && !is_new) {
@@ -281,6 +282,35 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
             CHECK(new_seen > 0);
         }
     }
+}
+
+TEST_CASE("no journal: an image a power cut leaves torn says so on itself; a whole one does not") {
+    const auto cases = crash_cases();
+    const auto& c = cases.front();
+    const auto delta = in_place_delta(c.basis, c.next, 1024, false);
+    power unlimited;
+    paged_file old_file(c.basis, unlimited);
+    paged_file new_file = old_file;
+    in_place_options o;
+    o.batch_bytes = 16 << 10;
+    REQUIRE(patch_in_place(opener_of(delta), new_file, o).ok());
+    CHECK(new_file.marks == 1);
+    CHECK_FALSE(new_file.marked);
+    const std::uint64_t total = unlimited.used;
+    int torn = 0;
+    for (std::uint64_t k = 0; k < total; ++k) {
+        CAPTURE(k);
+        power p;
+        paged_file file = old_file;
+        file.attach(p);
+        p.budget = k;
+        CHECK_FALSE(patch_in_place(opener_of(delta), file, o).ok());
+        if (!file.same(old_file) && !file.same(new_file)) {
+            ++torn;
+            CHECK(file.marked == std::string());
+        }
+    }
+    CHECK(torn > 0);
 }
 
 TEST_CASE("journal: a mismatch found when the written file is verified rolls it back") {

@@ -89,6 +89,22 @@ TEST_CASE("update marker: a rewrite's staging file, a relative name made absolut
     CHECK(m->path == (dir.path / ".f.rdelta-rewrite").string());
 }
 
+TEST_CASE("update marker: an in-place patch without a journal names no file") {
+    temp_dir dir;
+    if (!has_attributes(dir.path)) return;
+    open_file img(dir.path / "img");
+    REQUIRE(img.mark(update_kind::unjournaled, ""));
+    auto m = read_update_marker(img.fd, img.st);
+    REQUIRE(m);
+    CHECK(m->kind == update_kind::unjournaled);
+    CHECK(m->path.empty());
+    img.raw("1 unjournaled " + img.id() + "/etc/passwd");
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    open_file copy(dir.path / "copy");
+    copy.raw("1 unjournaled " + img.id());
+    CHECK_FALSE(read_update_marker(copy.fd, copy.st));
+}
+
 TEST_CASE("update marker: a note that is not this file's, or names nothing rdelta made, is no note") {
     temp_dir dir;
     if (!has_attributes(dir.path)) return;
