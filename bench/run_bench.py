@@ -389,6 +389,7 @@ class Bench:
         times = {t: [] for t in tools}
         rss = {t: 0 for t in tools}
         handed = {t: 0 for t in tools}   # runs during which the host took memory back
+        quiet = {t: [] for t in tools}   # the times of the other runs
         ref, same, floor = expected, True, []
         for i in range(self.args.runs):
             # Alternate who goes first so slow drift and cache effects hit both equally.
@@ -403,6 +404,8 @@ class Bench:
                 gone = (after - before) >> 10 if before is not None and after is not None else None
                 if gone:
                     handed[tool] += 1
+                else:
+                    quiet[tool].append(wall)
                 log(f"  run {i + 1} {tool}: {wall:.3f} s"
                     + (f" ({gone} MiB of free memory handed back to the host since the warm-up)" if gone else ""))
                 rss[tool] = max(rss[tool], kib)
@@ -420,7 +423,7 @@ class Bench:
                 log(f"  run {i + 1} write floor: {floor[-1]:.3f} s")
         identical = ("yes" if same else "NO") if (expected or len(tools) > 1) else "n/a"
         return dict(op=op, scn=scn, nbytes=nbytes, times=times, rss=rss, identical=identical, floor=floor,
-                    handed=handed)
+                    handed=handed, quiet=quiet)
 
     def write_floor(self, source, out):
         """The time to write a copy of `source` 32 KiB at a time (rdelta's write size), timed
@@ -491,13 +494,18 @@ def report(args, results, mismatches):
                      fmt(floor, ".3f"), r["identical"]])
         if counted:
             rows[-1].append(" / ".join(f"{r['handed'][t]}" for t in ("rdiff", "rdelta") if t in r["handed"]))
+            q = {t: statistics.median(v) for t, v in r["quiet"].items() if v}
+            qa, qb = q.get("rdiff"), q.get("rdelta")
+            rows[-1].append(fmt(qa / qb if qa and qb else None, ".2f") + ("x" if qa and qb else ""))
     print_table(["operation", "scenario", "rdiff s", "rdelta s", "speedup", "rdiff MiB/s", "rdelta MiB/s",
                  "rdiff RSS MiB", "rdelta RSS MiB", "write floor s", "identical"]
-                + (["runs disturbed (rdiff / rdelta)"] if counted else []), rows, args.markdown)
+                + (["runs disturbed (rdiff / rdelta)", "speedup, undisturbed runs"] if counted else []), rows,
+                args.markdown)
     if counted:
         print("\nruns disturbed: runs during which this guest handed free memory back to its host "
               f"({HANDED_BACK} grew between the warm-up and the run's end); a run that writes much "
-              "new page cache then waits for the host to bring pages back.")
+              "new page cache then waits for the host to bring pages back. speedup, undisturbed runs: "
+              "the ratio of the two tools' medians over their undisturbed runs only ('-' when either has none).")
     blocks = math.ceil(args.size / 1024)
     for r in (r for r in results if r["scn"] == "memory"):
         per = {t: f"{kib * 1024 / blocks:.1f} B/block (peak RSS {kib / 1024:.1f} MiB)" for t, kib in r["rss"].items()}
