@@ -448,6 +448,24 @@ def unjournaled(tool, work, rng):
     subprocess.run(["cp", "--remove-destination", old, img], check=True)
     r = tool.run("signature", img, sig)
     check(r.returncode == 0, f"no journal: a copy put back as a new file reads ({r.stderr!r})")
+    os.remove(sig)
+    # While such a patch runs (stopped once its note is there), the image is its.
+    p = tool.popen("patch", "--in-place", "--no-journal", img, delta, env={"RDELTA_INPLACE_BATCH_BYTES": "4096"})
+    deadline = time.monotonic() + 30
+    while p.poll() is None and marker(img) is None and time.monotonic() < deadline:
+        pass
+    p.send_signal(signal.SIGSTOP)
+    running = p.poll() is None and marker(img) is not None
+    r = tool.run("signature", img, sig)
+    p.send_signal(signal.SIGCONT)
+    p.wait()
+    if running:
+        check(r.returncode == 100 and "another rdelta is patching it in place without a journal" in r.stderr,
+              f"no journal: an image being patched without a journal is refused ({r.returncode}, {r.stderr!r})")
+    else:
+        print("note: the --no-journal patch ended before it could be stopped; the running case was not tested")
+    check(p.returncode == 0 and open(img, "rb").read() == open(new, "rb").read() and marker(img) is None,
+          "no journal: the stopped patch completed and left no note")
 
 
 def zstd_bomb(path, literal_len):
