@@ -314,6 +314,22 @@ def journal_names(tool, work, rng):
     check(not [f for f in os.listdir(work) if f.startswith(".rdelta-journal-")], "long name: journal removed")
 
 
+def read_while_stopped(tool, args, env, ready, img, sig):
+    """Start `rdelta ARGS`, stop it (SIGSTOP) once ready() holds, run a signature of
+    `img` meanwhile, let it go on; returns (whether it was stopped while running,
+    the signature's result, the finished process)."""
+    p = tool.popen(*args, env=env)
+    deadline = time.monotonic() + 30
+    while p.poll() is None and not ready() and time.monotonic() < deadline:
+        pass
+    p.send_signal(signal.SIGSTOP)
+    running = p.poll() is None and ready()
+    r = tool.run("signature", img, sig)
+    p.send_signal(signal.SIGCONT)
+    p.wait()
+    return running, r, p
+
+
 def half_patched_readers(tool, work, rng):
     """A file with the journal of an in-place patch beside it is not an input: while
     the patch runs (it holds the lock) or after it was killed, signature, delta and
@@ -344,15 +360,8 @@ def half_patched_readers(tool, work, rng):
         os.remove(sig)
         os.remove(journal_of(img))
     # While a patch runs: stopped once its journal exists.
-    p = tool.popen("patch", "--in-place", img, delta, env={"RDELTA_INPLACE_BATCH_BYTES": "4096"})
-    deadline = time.monotonic() + 30
-    while p.poll() is None and not os.path.exists(journal_of(img)) and time.monotonic() < deadline:
-        time.sleep(0.001)
-    p.send_signal(signal.SIGSTOP)
-    running = p.poll() is None and os.path.exists(journal_of(img))
-    r = tool.run("signature", img, sig)
-    p.send_signal(signal.SIGCONT)
-    p.wait()
+    running, r, p = read_while_stopped(tool, ("patch", "--in-place", img, delta), {"RDELTA_INPLACE_BATCH_BYTES": "4096"},
+                                       lambda: os.path.exists(journal_of(img)), img, sig)
     if running:
         check(r.returncode == 100 and "another rdelta is updating it" in r.stderr,
               f"readers: a file being patched in place is refused ({r.returncode}, {r.stderr!r})")
@@ -450,15 +459,8 @@ def unjournaled(tool, work, rng):
     check(r.returncode == 0, f"no journal: a copy put back as a new file reads ({r.stderr!r})")
     os.remove(sig)
     # While such a patch runs (stopped once its note is there), the image is its.
-    p = tool.popen("patch", "--in-place", "--no-journal", img, delta, env={"RDELTA_INPLACE_BATCH_BYTES": "4096"})
-    deadline = time.monotonic() + 30
-    while p.poll() is None and marker(img) is None and time.monotonic() < deadline:
-        pass
-    p.send_signal(signal.SIGSTOP)
-    running = p.poll() is None and marker(img) is not None
-    r = tool.run("signature", img, sig)
-    p.send_signal(signal.SIGCONT)
-    p.wait()
+    running, r, p = read_while_stopped(tool, ("patch", "--in-place", "--no-journal", img, delta),
+                                       {"RDELTA_INPLACE_BATCH_BYTES": "4096"}, lambda: marker(img) is not None, img, sig)
     if running:
         check(r.returncode == 100 and "another rdelta is patching it in place without a journal" in r.stderr,
               f"no journal: an image being patched without a journal is refused ({r.returncode}, {r.stderr!r})")
