@@ -329,6 +329,11 @@ result<void> output_file::publish_unnamed(bool no_replace) {
 // content, is kept and named in the error.
 result<void> output_file::rewrite_inode() {
     if (auto room = io_detail::reserve_for_copy(fd_, target_fd_, pos_, name_); !room) return room;
+    // The staging file says whose it is (flushed with it), so a note naming it is believed.
+    struct stat st {};
+    const bool tagged = ::fstat(target_fd_, &st) == 0 &&
+                        io_detail::tag_staging_file(fd_, static_cast<std::uint64_t>(st.st_dev),
+                                                    static_cast<std::uint64_t>(st.st_ino));
     if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
     // From naming the staging file to the end of the copy, a signal waits: stopped
     // in between, the run would leave the staging file behind.
@@ -342,10 +347,9 @@ result<void> output_file::rewrite_inode() {
     const bool findable = io_detail::take_pending_name(temp_, pending_);
     if (durable_) io_detail::sync_folder(temp_);
     // Under any of its names, the file now says where its new content waits.
-    struct stat st {};
-    if (::fstat(target_fd_, &st) == 0)
-        io_detail::set_update_marker(target_fd_, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-                                     io_detail::update_kind::rewrite, temp_, durable_);
+    if (tagged)
+        io_detail::set_update_marker(target_fd_, static_cast<std::uint64_t>(st.st_dev),
+                                     static_cast<std::uint64_t>(st.st_ino), io_detail::update_kind::rewrite, temp_, durable_);
     unregister_temp();
     auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_);
     if (copied) io_detail::clear_update_marker(target_fd_);  // whole (and synced when durable)

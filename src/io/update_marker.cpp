@@ -21,6 +21,20 @@ namespace rdelta::io_detail {
 namespace {
 
 constexpr const char* attribute = "user.rdelta.unfinished";
+constexpr const char* staging_tag = "user.rdelta.staging-for";
+
+std::string identity(std::uint64_t dev, std::uint64_t ino) {
+    return "1 " + std::to_string(dev) + " " + std::to_string(ino);
+}
+
+// A journal carries its image's identity in its header (recovery checks it); a
+// staging file carries it in this tag.
+bool tagged_for(const std::string& staging, const struct stat& st) {
+    const std::string want = identity(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+    char value[64];
+    const ssize_t n = ::lgetxattr(staging.c_str(), staging_tag, value, sizeof value);
+    return n > 0 && std::string(value, static_cast<std::size_t>(n)) == want;
+}
 
 const char* kind_word(update_kind kind) {
     switch (kind) {
@@ -65,6 +79,7 @@ std::optional<update_marker> parse(const char* value, std::size_t len, const str
     if (m.path.empty() || m.path[0] != '/' || !named_as(m.kind, m.path)) return {};
     struct stat s {};
     if (::lstat(m.path.c_str(), &s) != 0 || !S_ISREG(s.st_mode) || !trusted_owner(s.st_uid, st)) return {};
+    if (m.kind == update_kind::rewrite && !tagged_for(m.path, st)) return {};
     return m;
 }
 
@@ -88,6 +103,11 @@ bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind
     if (::fsetxattr(fd, attribute, value.data(), value.size(), 0) != 0) return false;
     if (durable) (void)::fsync(fd);
     return true;
+}
+
+bool tag_staging_file(int staging_fd, std::uint64_t dev, std::uint64_t ino) {
+    const std::string value = identity(dev, ino);
+    return ::fsetxattr(staging_fd, staging_tag, value.data(), value.size(), 0) == 0;
 }
 
 void clear_update_marker(int fd) { (void)::fremovexattr(fd, attribute); }

@@ -32,6 +32,13 @@ struct update_marker {
 /// Best effort: false where the file system keeps no such attributes.
 bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind kind, const std::string& path, bool durable);
 
+/// Tag the staging file open as `staging_fd` as the one for the file with device
+/// `dev` and inode `ino`: a note names a staging file by path, and only a staging
+/// file tagged for the very inode that carries the note is taken (a file someone
+/// can write could otherwise name another file's staging file, owned by root, and
+/// have its content copied in). Best effort, as the note.
+bool tag_staging_file(int staging_fd, std::uint64_t dev, std::uint64_t ino);
+
 /// Remove the note (the file is whole again). Best effort.
 void clear_update_marker(int fd);
 
@@ -39,7 +46,7 @@ void clear_update_marker(int fd);
 /// in it), when it is one rdelta wrote for this very inode (a copy of the file
 /// with its attributes is another inode) and names a regular file that is present,
 /// under a name of its kind, owned by a trusted_owner() (an unjournaled note names
-/// none).
+/// none); a staging file must carry the tag of tag_staging_file() for this inode.
 std::optional<update_marker> read_update_marker(int fd, const struct stat& st);
 std::optional<update_marker> read_update_marker(const std::string& path, const struct stat& st);
 

@@ -263,6 +263,14 @@ def other_names(rdelta, work, old, new, delta):
           f"recover through a hard link in another folder finishes the rewrite (exit {r.returncode}, {r.stderr!r})")
     p = subprocess.run([rdelta, "signature", far, sig], capture_output=True, text=True)
     check(p.returncode == 0, f"the finished file reads again ({p.stderr!r})")
+    # Whoever can write a file cannot have another file's staging file copied into it.
+    other = os.path.join(elsewhere, ".other.rdelta-rewrite")
+    write(other, b"another file's new content " * 100)
+    st = os.stat(far)
+    os.setxattr(far, "user.rdelta.unfinished", f"1 rewrite {st.st_dev} {st.st_ino} {other}".encode())
+    r = recover(rdelta, far)
+    check(r.returncode == 0 and "nothing to do" in r.stderr and read(far) == new and os.path.exists(other),
+          f"a note naming a staging file not made for this file is ignored (exit {r.returncode}, {r.stderr!r})")
 
 
 def read_only_folder(rdelta, work, old, new, delta):

@@ -78,6 +78,10 @@ TEST_CASE("update marker: a rewrite's staging file, a relative name made absolut
     if (!has_attributes(dir.path)) return;
     std::ofstream(dir.path / ".f.rdelta-rewrite").put('s');
     open_file f(dir.path / "f");
+    {
+        open_file staging(dir.path / ".f.rdelta-rewrite");
+        REQUIRE(tag_staging_file(staging.fd, f.st.st_dev, f.st.st_ino));
+    }
     const fs::path cwd = fs::current_path();
     fs::current_path(dir.path);
     const bool marked = f.mark(update_kind::rewrite, ".f.rdelta-rewrite");
@@ -126,7 +130,16 @@ TEST_CASE("update marker: a note that is not this file's, or names nothing rdelt
     CHECK_FALSE(read_update_marker(img.fd, img.st));
     img.raw("1 rewrite " + img.id() + journal);
     CHECK_FALSE(read_update_marker(img.fd, img.st));
+    // A staging file is taken only when tagged for this very inode: a file someone
+    // can write must not name another file's staging file and have it copied in.
     img.raw("1 rewrite " + img.id() + staging);
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    {
+        open_file s(staging);
+        REQUIRE(tag_staging_file(s.fd, copy.st.st_dev, copy.st.st_ino));
+        CHECK_FALSE(read_update_marker(img.fd, img.st));
+        REQUIRE(tag_staging_file(s.fd, img.st.st_dev, img.st.st_ino));
+    }
     CHECK(read_update_marker(img.fd, img.st));
     // Gone, relative, a folder, malformed, another version.
     img.raw("1 journal " + img.id() + (dir.path / ".gone.rdelta-journal").string());
