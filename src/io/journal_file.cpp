@@ -1,5 +1,6 @@
 // journal_file.cpp - the undo journal of an in-place patch, as a file beside the image.
 #include "posix_util.hpp"
+#include "patch/journal_writer.hpp"
 #include "update_marker.hpp"
 
 #include <rdelta/journal.hpp>
@@ -118,10 +119,32 @@ std::pair<std::string, std::string> journal_path(const std::string& image_path) 
 
 }  // namespace io_detail
 
+namespace io_detail {
+
+bool journal_of_file(const std::string& journal, const struct stat& st) {
+    const int fd = ::open(journal.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool found = false;
+    for (const std::uint64_t at : detail::journal_slot_at) {
+        std::uint8_t bytes[detail::journal_header_size];
+        detail::journal_header h;
+        if (::pread(fd, bytes, sizeof bytes, static_cast<off_t>(at)) == static_cast<ssize_t>(sizeof bytes) &&
+            detail::decode_header(bytes, h) && h.ino != 0 && h.dev == static_cast<std::uint64_t>(st.st_dev) &&
+            h.ino == static_cast<std::uint64_t>(st.st_ino))
+            found = true;
+    }
+    ::close(fd);
+    return found;
+}
+
+}  // namespace io_detail
+
 namespace {
 
 // The journal an interrupted patch named on the file itself: found even when the
-// file was renamed since, or is reached through another hard link.
+// file was renamed since, or is reached through another hard link. Followed only
+// when its own header names this very file: whoever can write the file can set
+// the note, and recovery replays or deletes what it names.
 std::string marked_journal(const std::string& image_path) {
     char* real = ::realpath(image_path.c_str(), nullptr);
     if (!real) return "";
@@ -130,7 +153,8 @@ std::string marked_journal(const std::string& image_path) {
     struct stat st {};
     if (::stat(target.c_str(), &st) != 0) return "";
     const auto marker = io_detail::read_update_marker(target, st);
-    return marker && marker->kind == io_detail::update_kind::journal ? marker->path : "";
+    if (!marker || marker->kind != io_detail::update_kind::journal) return "";
+    return io_detail::journal_of_file(marker->path, st) ? marker->path : "";
 }
 
 }  // namespace

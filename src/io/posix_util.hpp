@@ -34,6 +34,10 @@ bool hole_or_past_end(int fd, std::uint64_t pos, std::uint64_t len);
 /// `.rdelta-journal-HASH` when that name would be too long.
 std::pair<std::string, std::string> journal_path(const std::string& image_path);
 
+/// Whether the journal file `journal` has a valid header that names the file with
+/// status `st` (device and inode): a journal this file's patch made valid.
+bool journal_of_file(const std::string& journal, const struct stat& st);
+
 /// The temporary output being written, removed by the cleanup signal handlers
 /// (one at a time; async-signal-safe).
 void register_temp(const std::string& path);

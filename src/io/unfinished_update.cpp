@@ -49,7 +49,11 @@ result<void> refuse_unfinished_update(int fd, const std::string& path, const str
     std::string journal = journal_path(path).second;
     struct stat js {};
     bool journaled = ::lstat(journal.c_str(), &js) == 0 && trusted_owner(js.st_uid, st);
-    if (marker && marker->kind == update_kind::journal) journal = marker->path, journaled = true;
+    // A journal the note names counts while a run holds the file or once its header
+    // names this file; until then the file was not touched.
+    if (!journaled && marker && marker->kind == update_kind::journal &&
+        (held_by_a_run(fd) || journal_of_file(marker->path, st)))
+        journal = marker->path, journaled = true;
     std::string staging;
     if (marker && marker->kind == update_kind::rewrite && !journaled) staging = marker->path;
     if (!journaled && staging.empty()) staging = find_pending_rewrite(real_path(path), st);

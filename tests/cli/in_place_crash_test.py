@@ -422,6 +422,21 @@ def other_names(tool, work, rng):
         check(r.returncode == 0, f"names ({how}): the file reads again ({r.stderr!r})")
         for n in (moved, link, sig):
             os.remove(n)
+    # A note naming another file's journal (whoever can write a file can set one)
+    # is not followed: that journal is neither replayed into this file nor deleted.
+    other = sparse_copy(old, os.path.join(work, "names.other"))
+    r = tool.run("patch", "--in-place", other, delta, env=kill)
+    planted = sparse_copy(old, os.path.join(work, "names.planted"))
+    st = os.stat(planted)
+    os.setxattr(planted, "user.rdelta.unfinished", f"1 journal {st.st_dev} {st.st_ino} {journal_of(other)}".encode())
+    r = tool.run("recover", planted)
+    check(r.returncode == 0 and "nothing to do" in r.stderr and state(planted) == state(old)
+          and os.path.exists(journal_of(other)),
+          f"names: a note naming another file's journal is not followed ({r.returncode}, {r.stderr!r})")
+    r = tool.run("signature", planted, sig)
+    check(r.returncode == 0, f"names: nor does it stop the file being read ({r.stderr!r})")
+    r = tool.run("recover", other)
+    check(r.returncode == 0 and state(other) == state(old), f"names: the other file recovers ({r.stderr!r})")
 
 
 def unjournaled(tool, work, rng):
