@@ -154,6 +154,9 @@ int recover_command(const request& req, const invocation& inv) {
     auto journal = open_journal_file(req.files[0]);
     if (!journal) return report(inv, journal.err());
     if (auto r = recover_first(inv, *image, **journal, *rewritten); !r) return report(inv, r.err());
+    // Holding the lock with everything recovered, a note still on the file names a
+    // journal or staging file that no longer counts (deleted by hand, never valid).
+    image->clear_journal_mark();
     return exit_success;
 }
 
