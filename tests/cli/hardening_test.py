@@ -12,16 +12,7 @@ import sys
 import tempfile
 import time
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
+from tally import check, summary
 
 
 def leftovers(folder, keep):
@@ -194,8 +185,7 @@ def main():
     else:
         print("note: cannot mount a tmpfs here; the full-disk case was not run")
     subprocess.run(["rm", "-rf", work])
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

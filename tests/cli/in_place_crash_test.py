@@ -23,19 +23,10 @@ import tempfile
 import time
 
 from update_note import attributes_here, marker
+from tally import check, summary
+
 
 MiB = 1 << 20
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
-    return ok
 
 
 def extents(path):
@@ -621,8 +612,7 @@ def enospc(tool, work, rng, rdelta, inner):
             os.unlink(img)
     finally:
         subprocess.run(["umount", mnt])
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 def main():
@@ -659,8 +649,7 @@ def main():
             step(os.path.join(work, sub))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 if __name__ == "__main__":

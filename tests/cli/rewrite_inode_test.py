@@ -29,19 +29,10 @@ import tempfile
 import time
 
 from update_note import attributes_here, marker
+from tally import check, summary
 
-passed = failed = 0
+
 MiB = 1 << 20
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
-    return ok
 
 
 def read(path):
@@ -350,8 +341,7 @@ def full_disk(rdelta, work, inner):
         check(st.f_bfree * st.f_frsize >= 2 * MiB, "the space reserved for the rewrite was given back")
     finally:
         subprocess.run(["umount", mnt])
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 def main():
@@ -377,8 +367,7 @@ def main():
         full_disk(rdelta, work, False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 if __name__ == "__main__":

@@ -17,17 +17,10 @@ import sys
 import tempfile
 import time
 
-passed = failed = 0
+from tally import check, summary
+
+
 NOBODY, NOGROUP = 65534, 65534
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
 
 
 def read(path):
@@ -450,8 +443,7 @@ def main():
     no_proc_case(r)
     os.chdir("/")
     shutil.rmtree(work)
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 if __name__ == "__main__":

@@ -33,17 +33,7 @@ import sys
 import tempfile
 import time
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
-    return ok
+from tally import check, summary
 
 
 def write(name, data):
@@ -679,8 +669,7 @@ def main():
     finally:
         os.chdir("/")
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 if __name__ == "__main__":
