@@ -11,16 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
+from tally import check, summary
 
 
 def run(prog, *args, env=None):
@@ -223,8 +214,7 @@ def main():
     reporting_cases(rdelta, rdiff)
     os.chdir("/")
     shutil.rmtree(work)
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(summary())
 
 
 if __name__ == "__main__":
