@@ -11,6 +11,7 @@
 // with a checksum trailer) hashes the would-be output, pass 3 writes. Writes are
 // queued in batches (write_batch.cpp) whose old regions are journaled and synced
 // before any of them is written.
+#include "core/stat_counter.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
 #include "journal_writer.hpp"
@@ -128,7 +129,7 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
                 if (!piece) return std::move(piece).err();
                 if (sum) sum->update(piece->data(), piece->size());
             }
-            stats.lit_cmds += 1, stats.lit_bytes += static_cast<std::int64_t>(c->len);
+            stats.lit_cmds += 1, detail::add_declared(stats.lit_bytes, c->len);
         } else {
             for (std::uint64_t done = 0; sum && done < c->len;) {  // source bytes are still original
                 const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), c->len - done));
@@ -144,7 +145,7 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
                 sum->update(buf.data(), *got);
                 done += *got;
             }
-            stats.copy_cmds += 1, stats.copy_bytes += static_cast<std::int64_t>(c->len);
+            stats.copy_cmds += 1, detail::add_declared(stats.copy_bytes, c->len);
         }
         out += c->len;
     }

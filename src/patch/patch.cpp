@@ -5,6 +5,7 @@
 #include "format/command_decoder.hpp"
 #include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
+#include "core/stat_counter.hpp"
 #include "format/netint.hpp"
 #include "format/opcodes.hpp"
 
@@ -132,7 +133,7 @@ private:
             return {};
         case detail::cmd_kind::literal:
             remaining_ = c->len;
-            stats_.lit_cmds += 1, stats_.lit_bytes += static_cast<std::int64_t>(c->len), stats_.lit_cmdbytes += header_bytes;
+            stats_.lit_cmds += 1, detail::add_declared(stats_.lit_bytes, c->len), stats_.lit_cmdbytes += header_bytes;
             state_ = state::literal;
             return {};
         case detail::cmd_kind::copy:
@@ -140,7 +141,7 @@ private:
             remaining_ = c->len;
             copy_start_ = copy_pos_;
             direct_declined_ = false;
-            stats_.copy_cmds += 1, stats_.copy_bytes += static_cast<std::int64_t>(c->len), stats_.copy_cmdbytes += header_bytes;
+            stats_.copy_cmds += 1, detail::add_declared(stats_.copy_bytes, c->len), stats_.copy_cmdbytes += header_bytes;
             state_ = state::copy;
             return {};
         case detail::cmd_kind::reserved: break;  // refused by decode_command

@@ -6,6 +6,8 @@
 #include <rdelta/signature.hpp>
 
 #include <algorithm>
+#include <limits>
+#include <string>
 
 #include <doctest/doctest.h>
 
@@ -114,6 +116,25 @@ TEST_CASE("output limit bounds a hostile delta") {
     CHECK(st.err().code == errc::mem_error);
     // Never written past the limit, whatever the window sizes.
     CHECK(io.next_out - out == 10);
+}
+
+TEST_CASE("declared lengths near 2^63 saturate the totals instead of overflowing them") {
+    // A literal of 1 byte, then one that declares 2^63 - 1 bytes (one is there); the
+    // same with COPYs. The totals are counted from the headers, before the data fails.
+    for (const char* hex : {"72730236 01 41 44 7fffffffffffffff 42",
+                            "72730236 45 00 01 54 0000000000000000 7fffffffffffffff"}) {
+        CAPTURE(hex);
+        memory_basis reader(basis);
+        auto j = make_patch_job(reader);
+        const auto d = test::from_hex(hex);
+        std::vector<std::uint8_t> out(64);
+        buffers io{d.data(), d.size(), true, out.data(), out.size()};
+        auto st = j->iterate(io);
+        REQUIRE(!st.ok());
+        const std::int64_t total = std::string(hex).find(" 54 ") != std::string::npos ? j->stats().copy_bytes
+                                                                                       : j->stats().lit_bytes;
+        CHECK(total == std::numeric_limits<std::int64_t>::max());
+    }
 }
 
 TEST_CASE("output limit holds for literals fed a byte at a time") {
