@@ -4,6 +4,7 @@
 #include "info_command.hpp"
 
 #include "exit_codes.hpp"
+#include "core/stat_counter.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
 #include "format/netint.hpp"
@@ -62,14 +63,14 @@ result<delta_summary> read_delta(byte_source& in) {
         if (!c) return std::move(c).err();
         if (c->kind == detail::cmd_kind::end) break;
         if (c->kind == detail::cmd_kind::literal) {
-            ++s.literal_cmds, s.literal_bytes += c->len;
+            ++s.literal_cmds, s.literal_bytes = detail::capped_sum(s.literal_bytes, c->len);
             while (commands.literal_left() > 0)
                 if (auto piece = commands.literal_piece(std::size_t{1} << 20); !piece) return std::move(piece).err();
         } else {
-            ++s.copy_cmds, s.copy_bytes += c->len;
-            s.basis_needed = std::max(s.basis_needed, c->pos + c->len);
+            ++s.copy_cmds, s.copy_bytes = detail::capped_sum(s.copy_bytes, c->len);
+            s.basis_needed = std::max(s.basis_needed, detail::capped_sum(c->pos, c->len));
         }
-        s.new_length += c->len;
+        s.new_length = detail::capped_sum(s.new_length, c->len);
     }
     auto rest = commands.after_end(detail::trailer_size + 1);
     if (!rest) return std::move(rest).err();

@@ -123,6 +123,15 @@ def info_cases(rdelta, rdiff):
         f.write(bad)
     r = run(rdelta, "info", "--check", "bad.delta")
     check(r.returncode == 106, f"info --check on a corrupt delta: {r.returncode} {r.stderr!r}")
+    # Three COPYs that each declare 2^63 - 1 bytes: the totals stop at 2^64 - 1
+    # instead of wrapping to a small, wrong number.
+    huge = b"\x54" + bytes(8) + (2**63 - 1).to_bytes(8, "big")
+    with open("huge.delta", "wb") as f:
+        f.write(b"rs\x026" + huge * 3 + b"\x00")
+    r = run(rdelta, "info", "--json", "huge.delta")
+    info = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(info.get("new_file_bytes") == 2**64 - 1 and info.get("copy_bytes") == 2**64 - 1
+          and info.get("basis_bytes_needed") == 2**63 - 1, f"info on declared lengths past 2^64: {r.stdout!r} {r.stderr!r}")
     r = run(rdelta, "info", "--check", "a")
     check(r.returncode == 104 and "not a signature or a delta" in r.stderr, f"info on data: {r.returncode} {r.stderr!r}")
     r = run(rdiff, "info", "i.sig")
