@@ -104,7 +104,7 @@ result<void> patch_image(const std::string& image_path, const std::string& delta
     auto image = in_place_fd::open(image_path);
     if (!image) return std::move(image).err();
     if (auto locked = image->lock(); !locked) return locked;
-    auto journal = open_journal_file(image_path);  // .IMAGE.rdelta-journal beside it
+    auto journal = open_journal_file(*image);  // .IMAGE.rdelta-journal beside it, through its folder
     if (!journal) return std::move(journal).err();
     // A journal left by an interrupted run is rolled back first.
     if (auto recovered = recover_in_place(*image, **journal); !recovered) return std::move(recovered).err();

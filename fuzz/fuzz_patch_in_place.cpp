@@ -160,6 +160,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (ref.ok()) file.limit_ = std::max<std::uint64_t>(ref->size(), image.size());
     memory_journal journal;
     in_place_options options;
+    options.allow_unrecorded = true;  // a memory file keeps no record
     options.patch.delta_name = "fuzz.delta";
     options.journal = &journal;
     options.batch_bytes = batch;

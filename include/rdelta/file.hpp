@@ -231,10 +231,16 @@ private:
 /// A file opened for reading and writing, patched in place.
 class in_place_fd final : public in_place_file {
 public:
-    /// Refuses (io_error) a file that an in-place patch without a journal is
-    /// patching, or left torn when it was interrupted (nothing can restore it).
+    /// Open `path` once: its name is walked one component at a time (symlinks
+    /// are followed only when owned by root, the caller or the file's owner) and
+    /// its folder is kept open, so the journal and staging file beside it are found
+    /// through that folder and every write goes to this very file, whatever
+    /// happens to the names meanwhile. Refuses (io_error) a file that an in-place
+    /// patch without a journal is patching, or left torn when it was interrupted
+    /// (nothing can restore it).
     static result<in_place_fd> open(const std::string& path);
     in_place_fd(in_place_fd&& other) noexcept;
+    in_place_fd& operator=(in_place_fd&&) = delete;
     ~in_place_fd() override;
     std::uint64_t size() const override { return size_; }
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
@@ -250,17 +256,28 @@ public:
     /// system keeps none).
     void mark_journaled(const std::string& journal) override;
     void clear_journal_mark() override;
+    /// The extended attribute `user.rdelta.applied`; where the file system keeps
+    /// no user attributes, can_remember_applied() is false.
+    bool can_remember_applied() override;
+    result<void> remember_applied(const applied_delta& delta) override;
+    std::optional<applied_delta> last_applied() override;
+    void settle_applied() override;
+    void forget_applied() override;
     const std::string& name() const noexcept { return name_; }
     /// Take an exclusive flock() on the file, held until it is closed: two in-place
     /// patches (or a patch and a recovery) of one image must never overlap.
     result<void> lock();
 
 private:
-    in_place_fd(int fd, std::string name, std::uint64_t size) : fd_(fd), name_(std::move(name)), size_(size) {}
+    friend result<std::unique_ptr<journal_storage>> open_journal_file(const in_place_fd& image);
+    friend result<std::string> finish_interrupted_rewrite(in_place_fd& image);
+    in_place_fd() = default;
     int fd_ = -1;
-    std::string name_;
+    int folder_ = -1;  // the folder the file was opened in
+    std::string name_, base_, folder_name_;
     std::uint64_t size_ = 0;
     std::uint64_t dev_ = 0, ino_ = 0;
+    struct stat st_ {};  // at open
 };
 
 /// Finish a rewrite of `path` (see output_file) that was cut short: when its
@@ -269,11 +286,14 @@ private:
 /// the file the name leads to, or `.rdelta-rewrite-DEV-INO` in $TMPDIR, or /tmp),
 /// copy it into the file,
 /// fsync the file and delete it. Returns the staging file's name, or "" when there
-/// is none. A name owned by anyone but the caller, the file's owner or root is not one
-/// (in /tmp anyone can create it); a symlink or a file with other links under the
-/// name is refused and left alone (io_error), as is a file another rdelta holds
-/// locked.
+/// is none. A staging file is followed only when it is a regular file with one
+/// link, owned by the caller, the file's owner or root, writable by its owner
+/// alone, and tagged for this very file (device and inode, where its file system
+/// keeps user attributes); otherwise it is refused and both are left alone
+/// (io_error), as is a file another rdelta holds locked.
 result<std::string> finish_interrupted_rewrite(const std::string& path);
+/// The same through an image already open (and locked by the caller).
+result<std::string> finish_interrupted_rewrite(in_place_fd& image);
 
 /// The whole content of an input (a file, standard input, a decompressor), for
 /// deltas applied in place.

@@ -8,9 +8,11 @@
 #include <rdelta/job.hpp>
 #include <rdelta/patch.hpp>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -18,6 +20,15 @@
 namespace rdelta {
 
 class journal_storage;
+
+/// What an in-place patch with a delta that has no checksum trailer made of a file.
+/// Such a delta cannot tell its basis from its output, so applying it twice would
+/// corrupt the file silently; the file remembers it instead.
+struct applied_delta {
+    std::array<std::uint8_t, 16> digest{};  ///< XXH3-128 of the delta's bytes
+    std::uint64_t size = 0;                 ///< the file's size after it
+    std::int64_t mtime_s = 0, mtime_ns = 0; ///< the modification time it gave the file
+};
 
 /// A file that is both the basis and the output of an in-place patch.
 class in_place_file {
@@ -54,6 +65,21 @@ public:
     /// the file if it is interrupted). The default keeps no note.
     virtual void mark_journaled(const std::string& /*journal*/) {}
     virtual void clear_journal_mark() {}
+
+    /// Whether remember_applied() can keep its record on this file.
+    virtual bool can_remember_applied() { return false; }
+    /// Record durably, before the patch commits, that the delta `delta.digest` makes
+    /// the file `delta.size` bytes long; the file then takes a modification time of
+    /// the implementation's choosing (settle_applied()), which the record holds.
+    virtual result<void> remember_applied(const applied_delta& /*delta*/) { return {}; }
+    /// The record, when the file is unchanged since the patch it describes ended
+    /// (its size and modification time are the recorded ones).
+    virtual std::optional<applied_delta> last_applied() { return {}; }
+    /// Give the file the recorded modification time, once it has the recorded size
+    /// (the patch, or the recovery of a committed one, is done).
+    virtual void settle_applied() {}
+    /// Drop the record (the patch was rolled back).
+    virtual void forget_applied() {}
 };
 
 /// Opens the delta from its start, once per pass (in-place patching reads it two or
@@ -75,6 +101,10 @@ struct in_place_options {
     /// Called after each batch has been journaled and written (1, 2, ...): a hook for
     /// crash tests and for callers that want to watch the commit protocol.
     std::function<void(std::uint64_t batch)> after_batch;
+    /// Apply a delta without a checksum trailer to a file that cannot remember it
+    /// (in_place_file::can_remember_applied() is false): nothing would then stop the
+    /// same delta from being applied twice. Off: such a patch is refused.
+    bool allow_unrecorded = false;
 };
 
 /// What an in-place patch did.

@@ -45,7 +45,15 @@ public:
 /// too long). When the image itself names the journal of an interrupted patch
 /// (in_place_file::mark_journaled(): it was renamed after the crash, or IMAGE is
 /// another hard link of it), that journal. Nothing is created until create().
+/// The journal is opened through the folder the image was found in, never by
+/// name: only a regular file with one link, owned by the caller, the image's owner
+/// or root, writable by its owner alone, is followed (io_error otherwise, nothing
+/// changed); recovery then also requires its header to name this very file.
 result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path);
+class in_place_fd;
+/// The same for an image already open: through the folder in_place_fd::open()
+/// found it in, whatever has happened to its names since.
+result<std::unique_ptr<journal_storage>> open_journal_file(const in_place_fd& image);
 
 /// A journal kept in memory, for tests and fuzzing (its bytes are public).
 class memory_journal final : public journal_storage {

@@ -53,32 +53,44 @@ result<void> recover_first(const invocation& inv, in_place_fd& image, journal_st
     return {};
 }
 
-// Finish an inode rewrite (`-f` over a hard-linked file) that was cut short; true
-// when there was one.
-result<bool> finish_rewrite_first(const invocation& inv, const std::string& path) {
-    auto staging = finish_interrupted_rewrite(path);
+// Finish an inode rewrite (`-f` over a hard-linked file) that was cut short,
+// through the image already open and locked; true when there was one.
+result<bool> finish_rewrite_first(const invocation& inv, in_place_fd& image) {
+    auto staging = finish_interrupted_rewrite(image);
     if (!staging) return std::move(staging).err();
     if (staging->empty()) return false;
-    std::fprintf(stderr, "%s: %s: finished an interrupted rewrite from %s\n", inv.prog.c_str(), path.c_str(),
+    std::fprintf(stderr, "%s: %s: finished an interrupted rewrite from %s\n", inv.prog.c_str(), image.name().c_str(),
                  staging->c_str());
     return true;
+}
+
+// Lock the image, finish an interrupted rewrite and find its journal, all
+// through the descriptors of the file and of its folder opened once.
+struct prepared_image {
+    std::unique_ptr<journal_storage> journal;
+    bool rewritten = false;
+};
+
+result<prepared_image> prepare(const invocation& inv, in_place_fd& image) {
+    if (auto locked = image.lock(); !locked) return std::move(locked).err();
+    auto rewritten = finish_rewrite_first(inv, image);
+    if (!rewritten) return std::move(rewritten).err();
+    auto journal = open_journal_file(image);
+    if (!journal) return std::move(journal).err();
+    return prepared_image{std::move(*journal), *rewritten};
 }
 
 }  // namespace
 
 int in_place_patch(const request& req, const invocation& inv, const std::function<int()>& check_args) {
-    auto opened = in_place_fd::open(file_arg(req, 0));
-    if (!opened) return report(inv, opened.err());
+    auto image = in_place_fd::open(file_arg(req, 0));
+    if (!image) return report(inv, image.err());
     auto opener = make_delta_opener(file_arg(req, 1));
     if (!opener) return report(inv, opener.err());
     if (int rc = check_args()) return rc;
-    auto rewritten = finish_rewrite_first(inv, file_arg(req, 0));
-    if (!rewritten) return report(inv, rewritten.err());
-    auto image = *rewritten ? in_place_fd::open(file_arg(req, 0)) : std::move(opened);  // its size may have changed
-    if (!image) return report(inv, image.err());
-    if (auto locked = image->lock(); !locked) return report(inv, locked.err());
-    auto journal = open_journal_file(file_arg(req, 0));
-    if (!journal) return report(inv, journal.err());
+    auto prepared = prepare(inv, *image);
+    if (!prepared) return report(inv, prepared.err());
+    auto* journal = &prepared->journal;
     // Even without a journal of its own, a run never patches over a half-done one.
     if (auto r = recover_first(inv, *image, **journal, true); !r) return report(inv, r.err());
 
@@ -88,6 +100,7 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     options.patch.require_checksum = req.verify;
     if (req.max_output > 0) options.patch.max_output = static_cast<std::uint64_t>(req.max_output);
     options.journal = req.journal ? journal->get() : nullptr;
+    options.allow_unrecorded = req.force;
     const bool forced = req.progress.value_or(false);
     const bool show = !req.quiet && progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr);
     std::unique_ptr<progress_meter> meter;  // its total is known after the check pass
@@ -144,16 +157,11 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
 
 int recover_command(const request& req, const invocation& inv) {
     if (req.files.size() != 1) return report_usage(inv, "Usage for recover: " + inv.prog + " recover IMAGE");
-    auto opened = in_place_fd::open(req.files[0]);
-    if (!opened) return report(inv, opened.err());
-    auto rewritten = finish_rewrite_first(inv, req.files[0]);
-    if (!rewritten) return report(inv, rewritten.err());
-    auto image = *rewritten ? in_place_fd::open(req.files[0]) : std::move(opened);
+    auto image = in_place_fd::open(req.files[0]);
     if (!image) return report(inv, image.err());
-    if (auto locked = image->lock(); !locked) return report(inv, locked.err());
-    auto journal = open_journal_file(req.files[0]);
-    if (!journal) return report(inv, journal.err());
-    if (auto r = recover_first(inv, *image, **journal, *rewritten); !r) return report(inv, r.err());
+    auto prepared = prepare(inv, *image);
+    if (!prepared) return report(inv, prepared.err());
+    if (auto r = recover_first(inv, *image, *prepared->journal, prepared->rewritten); !r) return report(inv, r.err());
     // Holding the lock with everything recovered, a note still on the file names a
     // journal or staging file that no longer counts (deleted by hand, never valid).
     image->clear_journal_mark();

@@ -1,4 +1,5 @@
 // in_place_fd.cpp - a regular file opened for reading and writing, patched in place.
+#include "path_walk.hpp"
 #include "posix_util.hpp"
 #include "unfinished_update.hpp"
 #include "update_marker.hpp"
@@ -26,19 +27,16 @@ using io_detail::io_fail;
 bool in_place_fd::is_hole(std::uint64_t pos, std::uint64_t len) { return io_detail::hole_or_past_end(fd_, pos, len); }
 
 result<in_place_fd> in_place_fd::open(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return io_fail(path, "cannot open for reading and writing", errno);
-    struct stat st {};
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return fail(errc::io_error, path + ": --in-place needs a regular file");
-    }
-    if (auto torn = io_detail::refuse_torn_image(fd, path, st); !torn) {
-        ::close(fd);
-        return std::move(torn).err();
-    }
-    in_place_fd f(fd, path, static_cast<std::uint64_t>(st.st_size));
-    f.dev_ = static_cast<std::uint64_t>(st.st_dev), f.ino_ = static_cast<std::uint64_t>(st.st_ino);
+    auto walked = io_detail::open_walked(path, O_RDWR, "cannot open for reading and writing");
+    if (!walked) return std::move(walked).err();
+    if (!S_ISREG(walked->st.st_mode)) return fail(errc::io_error, path + ": --in-place needs a regular file");
+    if (auto torn = io_detail::refuse_torn_image(walked->fd, path, walked->st); !torn) return std::move(torn).err();
+    in_place_fd f;
+    f.fd_ = std::exchange(walked->fd, -1), f.folder_ = std::exchange(walked->folder, -1);
+    f.name_ = path, f.base_ = std::move(walked->base), f.folder_name_ = std::move(walked->folder_name);
+    f.st_ = walked->st;
+    f.size_ = static_cast<std::uint64_t>(f.st_.st_size);
+    f.dev_ = static_cast<std::uint64_t>(f.st_.st_dev), f.ino_ = static_cast<std::uint64_t>(f.st_.st_ino);
     return f;
 }
 
@@ -81,10 +79,13 @@ result<void> in_place_fd::sync() {
 }
 
 in_place_fd::in_place_fd(in_place_fd&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), size_(other.size_), dev_(other.dev_), ino_(other.ino_) {}
+    : fd_(std::exchange(other.fd_, -1)), folder_(std::exchange(other.folder_, -1)), name_(std::move(other.name_)),
+      base_(std::move(other.base_)), folder_name_(std::move(other.folder_name_)), size_(other.size_), dev_(other.dev_),
+      ino_(other.ino_), st_(other.st_) {}
 
 in_place_fd::~in_place_fd() {
     if (fd_ >= 0) ::close(fd_);
+    if (folder_ >= 0) ::close(folder_);
 }
 
 result<std::size_t> in_place_fd::read(std::uint64_t pos, std::span<std::uint8_t> out) {

@@ -1,8 +1,11 @@
 // journal_file.cpp - the undo journal of an in-place patch, as a file beside the image.
+#include "path_walk.hpp"
 #include "posix_util.hpp"
 #include "patch/journal_writer.hpp"
+#include "trusted_file.hpp"
 #include "update_marker.hpp"
 
+#include <rdelta/file.hpp>
 #include <rdelta/journal.hpp>
 
 #include <xxhash.h>
@@ -22,18 +25,29 @@ using io_detail::io_fail;
 
 namespace {
 
+// The journal, always reached through the folder descriptor of its image: a name
+// swapped for a symlink is not followed, and a file found under the journal's name
+// is used only when io_detail::untrusted_because() finds nothing against it.
 class journal_file final : public journal_storage {
 public:
-    journal_file(std::string folder, std::string path) : folder_(std::move(folder)), path_(std::move(path)) {}
-    ~journal_file() override { close_fd(); }
+    journal_file(int folder, std::string base, std::string path, const struct stat& image)
+        : folder_(folder), base_(std::move(base)), path_(std::move(path)), image_(image) {}
+    ~journal_file() override {
+        close_fd();
+        if (folder_ >= 0) ::close(folder_);
+    }
 
     bool exists() override {
         struct stat st {};
-        return ::lstat(path_.c_str(), &st) == 0;
+        return ::fstatat(folder_, base_.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
     }
     result<void> create() override {
         close_fd();
-        fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        // Recovery ran first and removed any journal of ours: whatever is under the
+        // name now was put there by someone else, and is neither reused nor removed.
+        fd_ = io_detail::open_beside(folder_, base_, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd_ < 0 && errno == EEXIST)
+            return fail(errc::io_error, path_ + ": appeared while the patch started: not ours, left alone; nothing was changed");
         if (fd_ < 0) return io_fail(path_, "cannot create the undo journal (--no-journal patches without one)", errno);
         return {};
     }
@@ -62,18 +76,24 @@ public:
         return {};
     }
     result<void> sync_folder() override {
-        const int dir = ::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dir < 0) return io_fail(folder_, "cannot open the folder to sync it", errno);
-        const int rc = ::fsync(dir);
-        const int err = errno;
-        ::close(dir);
         // Some file systems cannot fsync a folder; the rename-free journal then relies on them.
-        if (rc != 0 && err != EINVAL && err != EROFS) return io_fail(folder_, "fsync of the folder failed", err);
+        if (::fsync(folder_) != 0 && errno != EINVAL && errno != EROFS)
+            return io_fail(path_, "fsync of its folder failed", errno);
         return {};
     }
     result<void> remove() override {
+        // Only the file this run opened (or made) goes: a name swapped meanwhile is left.
+        if (auto o = open_existing(); !o) {
+            if (!exists()) return {};
+            return o;
+        }
+        struct stat mine {}, now {};
+        const bool same = ::fstat(fd_, &mine) == 0 &&
+                          ::fstatat(folder_, base_.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && mine.st_dev == now.st_dev &&
+                          mine.st_ino == now.st_ino;
         close_fd();
-        if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return io_fail(path_, "cannot delete the journal", errno);
+        if (same && ::unlinkat(folder_, base_.c_str(), 0) != 0 && errno != ENOENT)
+            return io_fail(path_, "cannot delete the journal", errno);
         return sync_folder();
     }
     const std::string& name() const override { return path_; }
@@ -81,8 +101,16 @@ public:
 private:
     result<void> open_existing() {
         if (fd_ >= 0) return {};
-        fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-        if (fd_ < 0) return io_fail(path_, "cannot open the journal", errno);
+        const int fd = io_detail::open_beside(folder_, base_, O_RDWR);
+        if (fd < 0) return io_fail(path_, "cannot open the journal", errno);
+        struct stat st {};
+        std::string why = ::fstat(fd, &st) != 0 ? "cannot stat it" : io_detail::untrusted_because(st, image_);
+        if (!why.empty()) {
+            ::close(fd);
+            return fail(errc::io_error, path_ + ": not a journal rdelta made for this file (" + why +
+                                            "): not followed; nothing was changed (delete it if it is no journal of yours)");
+        }
+        fd_ = fd;
         return {};
     }
     void close_fd() {
@@ -90,9 +118,25 @@ private:
         fd_ = -1;
     }
 
-    std::string folder_, path_;
+    int folder_;
+    std::string base_, path_;
+    struct stat image_;
     int fd_ = -1;
 };
+
+std::string journal_name(const std::string& base) {
+    std::string name = "." + base + ".rdelta-journal";
+    if (name.size() > NAME_MAX) {
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(base.data(), base.size())));
+        name = ".rdelta-journal-" + std::string(hex);
+    }
+    return name;
+}
+
+std::string joined(const std::string& folder, const std::string& name) {
+    return folder == "/" ? "/" + name : folder + "/" + name;
+}
 
 }  // namespace
 
@@ -108,33 +152,37 @@ std::pair<std::string, std::string> journal_path(const std::string& image_path) 
     const auto slash = target.rfind('/');
     const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
     const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
-    std::string name = "." + base + ".rdelta-journal";
-    if (name.size() > NAME_MAX) {
-        char hex[17];
-        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(base.data(), base.size())));
-        name = ".rdelta-journal-" + std::string(hex);
-    }
-    return {folder, folder + "/" + name};
+    return {folder, joined(folder, journal_name(base))};
 }
 
 }  // namespace io_detail
 
 namespace io_detail {
 
-bool journal_of_file(const std::string& journal, const struct stat& st) {
-    const int fd = ::open(journal.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return false;
+bool journal_names_file(int journal_fd, const struct stat& st) {
     bool found = false;
     for (const std::uint64_t at : detail::journal_slot_at) {
         std::uint8_t bytes[detail::journal_header_size];
         detail::journal_header h;
-        if (::pread(fd, bytes, sizeof bytes, static_cast<off_t>(at)) == static_cast<ssize_t>(sizeof bytes) &&
+        if (::pread(journal_fd, bytes, sizeof bytes, static_cast<off_t>(at)) == static_cast<ssize_t>(sizeof bytes) &&
             detail::decode_header(bytes, h) && h.ino != 0 && h.dev == static_cast<std::uint64_t>(st.st_dev) &&
             h.ino == static_cast<std::uint64_t>(st.st_ino))
             found = true;
     }
-    ::close(fd);
     return found;
+}
+
+bool journal_of_file(const std::string& journal, const struct stat& st) {
+    const auto [folder, base] = split_path(journal);
+    const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return false;
+    const int fd = open_beside(dir, base, O_RDONLY);
+    ::close(dir);
+    if (fd < 0) return false;
+    struct stat js {};
+    const bool ours = ::fstat(fd, &js) == 0 && untrusted_because(js, st).empty() && journal_names_file(fd, st);
+    ::close(fd);
+    return ours;
 }
 
 }  // namespace io_detail
@@ -145,27 +193,38 @@ namespace {
 // file was renamed since, or is reached through another hard link. Followed only
 // when its own header names this very file: whoever can write the file can set
 // the note, and recovery replays or deletes what it names.
-std::string marked_journal(const std::string& image_path) {
-    char* real = ::realpath(image_path.c_str(), nullptr);
-    if (!real) return "";
-    const std::string target = real;
-    std::free(real);
-    struct stat st {};
-    if (::stat(target.c_str(), &st) != 0) return "";
-    const auto marker = io_detail::read_update_marker(target, st);
+std::string marked_journal(int fd, const struct stat& st) {
+    const auto marker = io_detail::read_update_marker(fd, st);
     if (!marker || marker->kind != io_detail::update_kind::journal) return "";
     return io_detail::journal_of_file(marker->path, st) ? marker->path : "";
 }
 
+result<std::unique_ptr<journal_storage>> journal_in(int folder, const std::string& folder_name, const std::string& base,
+                                                    int image_fd, const struct stat& st) {
+    std::string name = journal_name(base), path = joined(folder_name, name);
+    int dir = ::fcntl(folder, F_DUPFD_CLOEXEC, 0);
+    if (dir < 0) return io_fail(folder_name, "cannot hold the folder open", errno);
+    if (std::string marked = marked_journal(image_fd, st); !marked.empty() && marked != path) {
+        const auto [marked_folder, marked_base] = io_detail::split_path(marked);
+        const int other = ::open(marked_folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (other >= 0) {
+            ::close(dir);
+            dir = other, name = marked_base, path = marked;
+        }
+    }
+    return std::unique_ptr<journal_storage>(std::make_unique<journal_file>(dir, std::move(name), std::move(path), st));
+}
+
 }  // namespace
 
+result<std::unique_ptr<journal_storage>> open_journal_file(const in_place_fd& image) {
+    return journal_in(image.folder_, image.folder_name_, image.base_, image.fd_, image.st_);
+}
+
 result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path) {
-    auto [folder, path] = io_detail::journal_path(image_path);
-    if (std::string marked = marked_journal(image_path); !marked.empty()) {
-        path = marked;
-        folder = path.substr(0, std::max<std::size_t>(path.rfind('/'), 1));
-    }
-    return std::unique_ptr<journal_storage>(std::make_unique<journal_file>(std::move(folder), std::move(path)));
+    auto walked = io_detail::open_walked(image_path, O_RDONLY, "cannot open");
+    if (!walked) return std::move(walked).err();
+    return journal_in(walked->folder, walked->folder_name, walked->base, walked->fd, walked->st);
 }
 
 }  // namespace rdelta

@@ -352,8 +352,8 @@ result<void> output_file::rewrite_inode() {
                                      static_cast<std::uint64_t>(st.st_ino), io_detail::update_kind::rewrite, temp_, durable_);
     unregister_temp();
     auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_);
-    if (copied) io_detail::clear_update_marker(target_fd_);  // whole (and synced when durable)
-    if (copied && ::close(std::exchange(target_fd_, -1)) != 0) copied = io_fail(name_, "write failed", errno);
+    // The staging file is deleted below: the copy must have reached the disk first.
+    if (copied && !durable_ && ::fsync(target_fd_) != 0) copied = io_fail(name_, "write failed", errno);
     if (!copied) {
         const std::string kept = std::exchange(temp_, "");
         return fail(copied.err().code, copied.err().message + "; the file is partly rewritten, its complete new content "
@@ -361,8 +361,13 @@ result<void> output_file::rewrite_inode() {
                                            (findable ? " (`rdelta recover " + name_ + "` finishes the rewrite)"
                                                      : " (copy it over the file)"));
     }
+    // The staging file goes before the note: killed in between, the note names a
+    // file that is gone, which counts as none, and no name of the file is refused.
     ::unlink(temp_.c_str());
+    if (durable_) io_detail::sync_folder(temp_);
     temp_.clear();
+    io_detail::clear_update_marker(target_fd_);  // whole (and synced when durable)
+    if (::close(std::exchange(target_fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
     return {};
 }
 

@@ -7,8 +7,10 @@
 // what the interrupted run was doing: recovery rolls forward.
 #include "pending_rewrite.hpp"
 
+#include "path_walk.hpp"
 #include "posix_util.hpp"
 #include "publish.hpp"
+#include "trusted_file.hpp"
 #include "update_marker.hpp"
 
 #include <rdelta/file.hpp>
@@ -45,34 +47,29 @@ private:
     int fd_;
 };
 
-struct split_path {
-    std::string folder, base;
-};
-
-split_path split(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos) return {".", path};
-    return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
-}
-
 }  // namespace
 
 namespace io_detail {
 
+std::string staging_name_beside(const std::string& base) {
+    const std::string name = "." + base + ".rdelta-rewrite";
+    if (name.size() <= NAME_MAX) return name;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(base.data(), base.size())));
+    return ".rdelta-rewrite-" + std::string(hex);
+}
+
+std::string staging_name_elsewhere(const struct stat& st) {
+    char id[64];
+    std::snprintf(id, sizeof id, ".rdelta-rewrite-%llx-%llu", static_cast<unsigned long long>(st.st_dev),
+                  static_cast<unsigned long long>(st.st_ino));
+    return id;
+}
+
 std::string pending_rewrite_path(const std::string& staging_folder, const std::string& folder, const std::string& base,
                                  const struct stat& st) {
     const std::string prefix = staging_folder == "/" ? "/" : staging_folder + "/";
-    if (staging_folder != folder) {
-        char id[64];
-        std::snprintf(id, sizeof id, ".rdelta-rewrite-%llx-%llu", static_cast<unsigned long long>(st.st_dev),
-                      static_cast<unsigned long long>(st.st_ino));
-        return prefix + id;
-    }
-    const std::string name = "." + base + ".rdelta-rewrite";
-    if (name.size() <= NAME_MAX) return prefix + name;
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(base.data(), base.size())));
-    return prefix + ".rdelta-rewrite-" + hex;
+    return prefix + (staging_folder != folder ? staging_name_elsewhere(st) : staging_name_beside(base));
 }
 
 bool take_pending_name(std::string& temp, const std::string& pending) {
@@ -93,16 +90,12 @@ bool take_pending_name(std::string& temp, const std::string& pending) {
     return false;
 }
 
-bool trusted_owner(uid_t owner, const struct stat& file) {
-    return owner == ::geteuid() || owner == file.st_uid || owner == 0;
-}
-
 std::string find_pending_rewrite(const std::string& target, const struct stat& st) {
     // The name the file carries wins: it was rewritten under another name (a hard
     // link elsewhere, or renamed since).
     if (const auto marker = read_update_marker(target, st); marker && marker->kind == update_kind::rewrite)
         return marker->path;
-    const auto [folder, base] = split(target);
+    const auto [folder, base] = split_path(target);
     const char* tmpdir = std::getenv("TMPDIR");
     const std::string candidates[] = {
         io_detail::pending_rewrite_path(folder, folder, base, st),
@@ -121,55 +114,105 @@ std::string find_pending_rewrite(const std::string& target, const struct stat& s
 
 namespace {
 
-// Only a file rdelta could have made for this rewrite is copied in: a regular file
-// with one link, owned by the caller, the file's owner or root.
-result<int> open_staging(const std::string& staging, const struct stat& target, const std::string& name) {
-    const int fd = ::open(staging.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return io_fail(staging, "cannot open the staging file of an interrupted rewrite", errno);
-    struct stat s {};
-    if (::fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || s.st_nlink != 1 ||
-        !io_detail::trusted_owner(s.st_uid, target)) {
-        ::close(fd);
-        return fail(errc::io_error, staging + ": not a staging file rdelta made for " + name +
-                                        " (not a regular file with one link); "
-                                        "both left as they are");
+// A staging file found under one of the names an interrupted rewrite of the image
+// leaves, opened through its folder.
+struct staging_file {
+    int fd = -1, folder = -1;
+    std::string base, path;
+    ~staging_file() {
+        if (fd >= 0) ::close(fd);
+        if (folder >= 0) ::close(folder);
     }
-    return fd;
+};
+
+// Whether `base` in `folder` (taken over) is the staging file of the image: none
+// there, or one owned by someone who could not have made it (anyone may create a
+// name in /tmp), is no staging file; one that is not what rdelta makes (a symlink,
+// other links, writable by others, tagged for another file) is refused.
+result<std::unique_ptr<staging_file>> open_staging(int folder, const std::string& base, const std::string& path,
+                                                   const struct stat& image, const std::string& name) {
+    auto f = std::make_unique<staging_file>();
+    f->folder = folder, f->base = base, f->path = path;
+    if (folder < 0) return std::unique_ptr<staging_file>();
+    struct stat s {};
+    if (::fstatat(folder, base.c_str(), &s, AT_SYMLINK_NOFOLLOW) != 0 || !io_detail::trusted_owner(s.st_uid, image))
+        return std::unique_ptr<staging_file>();
+    std::string why = io_detail::untrusted_because(s, image);
+    if (why.empty()) {
+        f->fd = io_detail::open_beside(folder, base, O_RDONLY);
+        if (f->fd < 0) return io_fail(path, "cannot open the staging file of an interrupted rewrite", errno);
+        if (::fstat(f->fd, &s) != 0) return io_fail(path, "cannot stat", errno);
+        why = io_detail::untrusted_because(s, image);
+        if (why.empty() && io_detail::staging_tag_of(f->fd, image) == io_detail::staging_tag_state::other)
+            why = "not tagged as the staging file of this very file";
+    }
+    if (!why.empty())
+        return fail(errc::io_error, path + ": not a staging file rdelta made for " + name + " (" + why +
+                                        "); both left as they are");
+    return f;
+}
+
+int open_folder(const std::string& folder) { return ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); }
+
+std::string joined(const std::string& folder, const std::string& name) {
+    return folder == "/" ? "/" + name : folder + "/" + name;
+}
+
+// The staging file the image names on itself, else the one beside it, else the
+// one in $TMPDIR (or /tmp).
+result<std::unique_ptr<staging_file>> find_staging(int image_fd, int folder, const std::string& folder_name,
+                                                   const std::string& base, const struct stat& st, const std::string& name) {
+    if (const auto marker = io_detail::read_update_marker(image_fd, st); marker && marker->kind == io_detail::update_kind::rewrite) {
+        const auto [marked_folder, marked_base] = io_detail::split_path(marker->path);
+        auto found = open_staging(open_folder(marked_folder), marked_base, marker->path, st, name);
+        if (!found || *found) return found;
+    }
+    const std::string beside = io_detail::staging_name_beside(base);
+    auto found = open_staging(::fcntl(folder, F_DUPFD_CLOEXEC, 0), beside, joined(folder_name, beside), st, name);
+    if (!found || *found) return found;
+    const char* tmpdir = std::getenv("TMPDIR");
+    const std::string tmp = tmpdir && *tmpdir ? tmpdir : "/tmp";
+    const std::string elsewhere = io_detail::staging_name_elsewhere(st);
+    return open_staging(open_folder(tmp), elsewhere, joined(tmp, elsewhere), st, name);
+}
+
+// Copy the staging file into the image, then drop the staging file and only then
+// the note: stopped in between, the note names a file that is gone, which counts
+// as none, so no name is refused for a staging file left after a complete copy.
+result<std::uint64_t> finish(int image_fd, staging_file& staging, const std::string& name) {
+    struct stat s {};
+    if (::fstat(staging.fd, &s) != 0) return io_fail(staging.path, "cannot stat", errno);
+    const auto size = static_cast<std::uint64_t>(s.st_size);
+    if (auto room = io_detail::reserve_for_copy(staging.fd, image_fd, size, name); !room) return std::move(room).err();
+    io_detail::signal_deferral no_stop_halfway;
+    if (auto copied = io_detail::copy_into_inode(staging.fd, image_fd, size, true, name); !copied)
+        return std::move(copied).err();
+    struct stat now {};
+    if (::fstatat(staging.folder, staging.base.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == s.st_dev &&
+        now.st_ino == s.st_ino && ::unlinkat(staging.folder, staging.base.c_str(), 0) != 0)
+        return io_fail(staging.path, "cannot delete the staging file (the rewrite is done)", errno);
+    (void)::fsync(staging.folder);
+    io_detail::clear_update_marker(image_fd);  // whole and synced
+    return size;
 }
 
 }  // namespace
 
+result<std::string> finish_interrupted_rewrite(in_place_fd& image) {
+    auto staging = find_staging(image.fd_, image.folder_, image.folder_name_, image.base_, image.st_, image.name_);
+    if (!staging) return std::move(staging).err();
+    if (!*staging) return std::string();
+    auto size = finish(image.fd_, **staging, image.name_);
+    if (!size) return std::move(size).err();
+    image.size_ = *size;
+    return (*staging)->path;
+}
+
 result<std::string> finish_interrupted_rewrite(const std::string& path) {
-    std::string target = path;
-    if (char* real = ::realpath(path.c_str(), nullptr)) {
-        target = real;
-        std::free(real);
-    }
-    struct stat st {};
-    if (::stat(target.c_str(), &st) != 0) return io_fail(path, "cannot stat", errno);
-    if (!S_ISREG(st.st_mode)) return std::string();
-    const std::string staging = io_detail::find_pending_rewrite(target, st);
-    if (staging.empty()) return std::string();
-    auto from = open_staging(staging, st, path);
-    if (!from) return std::move(from).err();
-    fd_guard in(*from);
-    fd_guard out(::open(target.c_str(), O_WRONLY | O_CLOEXEC));
-    if (out.get() < 0) return io_fail(path, "cannot open for writing", errno);
-    if (::flock(out.get(), LOCK_EX | LOCK_NB) != 0)
-        return errno == EWOULDBLOCK ? fail(errc::io_error, path + ": another rdelta is writing it (locked)")
-                                    : io_fail(path, "cannot lock", errno);
-    struct stat s {};
-    if (::fstat(in.get(), &s) != 0) return io_fail(staging, "cannot stat", errno);
-    const auto size = static_cast<std::uint64_t>(s.st_size);
-    if (auto room = io_detail::reserve_for_copy(in.get(), out.get(), size, path); !room) return std::move(room).err();
-    io_detail::signal_deferral no_stop_halfway;
-    if (auto copied = io_detail::copy_into_inode(in.get(), out.get(), size, true, path); !copied)
-        return std::move(copied).err();
-    io_detail::clear_update_marker(out.get());  // whole and synced
-    if (::close(out.release()) != 0) return io_fail(path, "write failed", errno);
-    if (::unlink(staging.c_str()) != 0) return io_fail(staging, "cannot delete the staging file (the rewrite is done)", errno);
-    io_detail::sync_folder(staging);
-    return staging;
+    auto image = in_place_fd::open(path);
+    if (!image) return std::move(image).err();
+    if (auto locked = image->lock(); !locked) return std::move(locked).err();
+    return finish_interrupted_rewrite(*image);
 }
 
 }  // namespace rdelta

@@ -2,6 +2,8 @@
 // recovery can find, so an interrupted rewrite is finished, not repaired by hand.
 #pragma once
 
+#include "trusted_file.hpp"
+
 #include <rdelta/error.hpp>
 
 #include <string>
@@ -28,8 +30,8 @@ bool take_pending_name(std::string& temp, const std::string& pending);
 /// by anyone but a trusted_owner() is not one.
 std::string find_pending_rewrite(const std::string& target, const struct stat& st);
 
-/// Whether a journal or staging file owned by `owner` can be rdelta's for `file`:
-/// the caller's, the file owner's or root's (in /tmp anyone else can plant one).
-bool trusted_owner(uid_t owner, const struct stat& file);
+/// The staging file's name beside the file `base`, and in another folder.
+std::string staging_name_beside(const std::string& base);
+std::string staging_name_elsewhere(const struct stat& st);
 
 }  // namespace rdelta::io_detail

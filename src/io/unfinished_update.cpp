@@ -9,6 +9,7 @@
 
 #include "pending_rewrite.hpp"
 #include "posix_util.hpp"
+#include "trusted_file.hpp"
 #include "update_marker.hpp"
 
 #include <cerrno>
@@ -46,11 +47,13 @@ result<void> refuse_unfinished_update(int fd, const std::string& path, const str
     // The note on the file first: it is there under any name the file has.
     const auto marker = read_update_marker(fd, st);
     if (marker && marker->kind == update_kind::unjournaled) return refuse_torn_image(fd, path, st);
+    // A journal counts while a run holds the file or once its header names this
+    // file; until then the file was not touched (a journal left empty by a full
+    // disk says nothing).
     std::string journal = journal_path(path).second;
     struct stat js {};
-    bool journaled = ::lstat(journal.c_str(), &js) == 0 && trusted_owner(js.st_uid, st);
-    // A journal the note names counts while a run holds the file or once its header
-    // names this file; until then the file was not touched.
+    bool journaled = ::lstat(journal.c_str(), &js) == 0 && trusted_owner(js.st_uid, st) &&
+                     (held_by_a_run(fd) || journal_of_file(journal, st));
     if (!journaled && marker && marker->kind == update_kind::journal &&
         (held_by_a_run(fd) || journal_of_file(marker->path, st)))
         journal = marker->path, journaled = true;

@@ -6,7 +6,7 @@
 // file from pointing recovery at an unrelated file.
 #include "update_marker.hpp"
 
-#include "pending_rewrite.hpp"
+#include "trusted_file.hpp"
 
 #include <cerrno>
 #include <climits>
@@ -82,6 +82,18 @@ std::optional<update_marker> parse(const char* value, std::size_t len, const str
     if (m.kind == update_kind::rewrite && !tagged_for(m.path, st)) return {};
     return m;
 }
+
+}  // namespace
+
+staging_tag_state staging_tag_of(int staging_fd, const struct stat& st) {
+    const std::string want = identity(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+    char value[64];
+    const ssize_t n = ::fgetxattr(staging_fd, staging_tag, value, sizeof value);
+    if (n < 0) return errno == ENOTSUP ? staging_tag_state::unsupported : staging_tag_state::other;
+    return std::string(value, static_cast<std::size_t>(n)) == want ? staging_tag_state::this_file : staging_tag_state::other;
+}
+
+namespace {
 
 template <class Get>
 std::optional<update_marker> read_with(Get get, const struct stat& st) {

@@ -39,6 +39,11 @@ bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind
 /// have its content copied in). Best effort, as the note.
 bool tag_staging_file(int staging_fd, std::uint64_t dev, std::uint64_t ino);
 
+/// What the tag of the staging file open as `staging_fd` says: made for the file
+/// with status `st`, for another (or untagged), or its file system keeps no tags.
+enum class staging_tag_state { this_file, other, unsupported };
+staging_tag_state staging_tag_of(int staging_fd, const struct stat& st);
+
 /// Remove the note (the file is whole again). Best effort.
 void clear_update_marker(int fd);
 

@@ -21,7 +21,9 @@
 #include <rdelta/journal.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <new>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -259,6 +261,46 @@ private:
     std::string name_;
 };
 
+// A delta as it is read, hashed on the way: a delta without a checksum trailer is
+// remembered by its digest.
+class hashing_source final : public byte_source {
+public:
+    explicit hashing_source(byte_source& in) : in_(in) {}
+    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
+        auto got = in_.read_full(p, n);
+        if (got) sum_.update(p, *got);
+        return got;
+    }
+    std::int64_t size_hint() const noexcept override { return in_.size_hint(); }
+    const std::string& name() const noexcept override { return in_.name(); }
+    std::array<std::uint8_t, 16> digest() const noexcept {
+        std::uint8_t trailer[detail::trailer_size];
+        sum_.write_trailer(trailer);
+        std::array<std::uint8_t, 16> d{};
+        std::memcpy(d.data(), trailer + 12, d.size());
+        return d;
+    }
+
+private:
+    byte_source& in_;
+    detail::stream_checksum sum_;
+};
+
+// A delta without trailer may be applied only where the file can remember it, and
+// never to the file it made, unchanged since.
+result<void> check_not_applied(in_place_file& file, const std::array<std::uint8_t, 16>& digest,
+                               const in_place_options& options, const std::string& image_name) {
+    if (const auto last = file.last_applied(); last && last->digest == digest)
+        return fail(errc::corrupt, options.patch.delta_name + ": already applied to " + image_name +
+                                       ", which is unchanged since (a delta without checksum trailer cannot tell its "
+                                       "basis from its output); nothing was changed");
+    if (!file.can_remember_applied() && !options.allow_unrecorded)
+        return fail(errc::io_error, options.patch.delta_name + ": has no checksum trailer, and " + image_name +
+                                        " cannot record that it was applied (no extended attributes here), so applying "
+                                        "it twice would go unnoticed: refused (--force applies it anyway)");
+    return {};
+}
+
 // The delta's checksum trailer, found by decoding the commands only.
 result<std::vector<std::uint8_t>> find_trailer(byte_source& in) {
     detail::command_stream reader(in);
@@ -290,7 +332,80 @@ error explain_refusal(error e, const delta_opener& open, in_place_file& file, co
 
 }  // namespace
 
-result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options) {
+namespace {
+
+// Pass 3 and the commit, once passes 1 and 2 accepted the delta. Every allocation
+// failure is caught here, after the objects that hold memory are gone, and rolls
+// back like any other error.
+result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options,
+                                      const check_result& checked, const std::optional<std::array<std::uint8_t, 16>>& digest,
+                                      in_place_stats stats) {
+    const patch_options& popt = options.patch;
+    const std::uint64_t old_size = file.size(), new_size = checked.out_size;
+    bool started = false;
+    auto written = [&]() -> result<void> {
+        try {
+            std::optional<detail::journal_writer> journal;
+            if (options.journal) {
+                journal.emplace(*options.journal, file);
+                if (auto b = journal->begin(); !b) return b;
+            } else {
+                file.mark_journaled("");  // nothing will restore it: the note alone says it may be torn
+            }
+            detail::write_batch batch(file, journal ? &*journal : nullptr, options.batch_bytes, options.after_batch);
+            auto run = [&]() -> result<void> {
+                auto again = open();
+                if (!again) return std::move(again).err();
+                if (auto a = apply(**again, batch, checked, old_size, popt, options.progress); !a) return a;
+                if (new_size > old_size)
+                    if (auto r = file.resize(new_size); !r) return r;
+                if (auto s = file.sync(); !s) return s;
+                if (stats.has_trailer) {
+                    file_reader reader(file);
+                    if (auto v = verify_trailer(checked.trailer, reader, new_size, popt.delta_name); !v) return v;
+                }
+                if (digest)
+                    if (auto r = file.remember_applied({*digest, new_size}); !r) return r;
+                if (journal)
+                    if (auto c = journal->commit(new_size); !c) return c;
+                if (new_size < old_size) {
+                    if (auto r = file.resize(new_size); !r) return r;
+                    if (auto s = file.sync(); !s) return s;
+                }
+                if (digest) file.settle_applied();
+                return {};
+            };
+            auto done = run();
+            started = batch.started();
+            stats.image_bytes_written = batch.image_bytes_written();
+            stats.syncs = 1 + (new_size < old_size);
+            if (journal) stats.journal_bytes_written = journal->bytes_written(), stats.syncs += journal->syncs();
+            return done;
+        } catch (const std::bad_alloc&) {
+            started = true;  // unknown: the journal decides
+            return fail(errc::mem_error, popt.delta_name + ": out of memory while patching in place");
+        }
+    }();
+    if (!written) {
+        if (!started && !options.journal) {
+            file.clear_journal_mark();
+            return std::move(written).err();
+        }
+        if (!started) {  // the image was not touched: the journal just goes
+            file.clear_journal_mark();
+            (void)options.journal->remove();
+            return std::move(written).err();
+        }
+        if (!options.journal) file.forget_applied();
+        return roll_back(std::move(written).err(), file, options.journal);
+    }
+    file.clear_journal_mark();  // whole and synced: a journal only finishes the size now
+    if (options.journal)
+        if (auto r = options.journal->remove(); !r) return std::move(r).err();
+    return stats;
+}
+
+result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place_file& file, const in_place_options& options) {
     in_place_stats stats;
     if (options.journal) {
         auto recovered = recover_in_place(file, *options.journal);
@@ -300,69 +415,39 @@ result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& f
     const patch_options& popt = options.patch;
     auto in = open();
     if (!in) return std::move(in).err();
-    auto checked = check(**in, file, popt, stats.job, nullptr);
+    hashing_source hashed(**in);
+    auto checked = check(hashed, file, popt, stats.job, nullptr);
     if (!checked) return explain_refusal(std::move(checked).err(), open, file, popt);
     stats.has_trailer = !checked->trailer.empty();
+    std::optional<std::array<std::uint8_t, 16>> digest;
     if (stats.has_trailer) {
         auto again = open();
         if (!again) return std::move(again).err();
         detail::stream_checksum sum;
-        auto hashed = check(**again, file, popt, stats.job, &sum);
-        if (!hashed) return std::move(hashed).err();
-    }
-
-    const std::uint64_t old_size = file.size(), new_size = checked->out_size;
-    std::optional<detail::journal_writer> journal;
-    if (options.journal) {
-        journal.emplace(*options.journal, file);
-        if (auto b = journal->begin(); !b) return std::move(b).err();
+        auto hashed_out = check(**again, file, popt, stats.job, &sum);
+        if (!hashed_out) return std::move(hashed_out).err();
     } else {
-        file.mark_journaled("");  // nothing will restore it: the note alone says it may be torn
+        digest = hashed.digest();
+        if (auto ok = check_not_applied(file, *digest, options, "the file"); !ok)
+            return std::move(ok).err();
     }
-    detail::write_batch batch(file, journal ? &*journal : nullptr, options.batch_bytes, options.after_batch);
-    auto written = [&]() -> result<void> {
-        auto again = open();
-        if (!again) return std::move(again).err();
-        if (auto a = apply(**again, batch, *checked, old_size, popt, options.progress); !a) return a;
-        if (new_size > old_size)
-            if (auto r = file.resize(new_size); !r) return r;
-        if (auto s = file.sync(); !s) return s;
-        if (stats.has_trailer) {
-            file_reader reader(file);
-            if (auto v = verify_trailer(checked->trailer, reader, new_size, popt.delta_name); !v) return v;
-        }
-        if (journal)
-            if (auto c = journal->commit(new_size); !c) return c;
-        if (new_size < old_size) {
-            if (auto r = file.resize(new_size); !r) return r;
-            if (auto s = file.sync(); !s) return s;
-        }
-        return {};
-    }();
-    stats.image_bytes_written = batch.image_bytes_written();
-    stats.syncs = 1 + (new_size < old_size);
-    if (journal) stats.journal_bytes_written = journal->bytes_written(), stats.syncs += journal->syncs();
-    if (!written) {
-        if (!batch.started() && !journal) {
-            file.clear_journal_mark();
-            return std::move(written).err();
-        }
-        if (!batch.started()) {  // the image was not touched: the journal just goes
-            file.clear_journal_mark();
-            (void)options.journal->remove();
-            return std::move(written).err();
-        }
-        return roll_back(std::move(written).err(), file, options.journal);
+    return write_in_place(open, file, options, *checked, digest, std::move(stats));
+}
+
+}  // namespace
+
+result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options) {
+    try {
+        return patch_in_place_checked(open, file, options);
+    } catch (const std::bad_alloc&) {  // before the first write: nothing to undo
+        return fail(errc::mem_error, options.patch.delta_name + ": out of memory");
     }
-    file.clear_journal_mark();  // whole and synced: a journal only finishes the size now
-    if (options.journal)
-        if (auto r = options.journal->remove(); !r) return std::move(r).err();
-    return stats;
 }
 
 result<job_stats> patch_in_place(std::span<const std::uint8_t> delta, in_place_file& file, const patch_options& options) {
     in_place_options o;
     o.patch = options;
+    o.allow_unrecorded = true;  // no journal, no file layer: the caller keeps track
     const delta_opener open = [&]() -> result<std::unique_ptr<byte_source>> {
         return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta, options.delta_name));
     };

@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <optional>
 
 namespace rdelta {
@@ -70,6 +71,8 @@ result<std::vector<record_ref>> validate(journal_storage& j, const detail::journ
         const bool known = (kind == detail::record_data && len <= detail::journal_max_record_data) || kind == detail::record_hole;
         if (!known || detail::get_be(head + 24, 8) != index || len == 0 || pos > UINT64_MAX - len)
             return bad_record(j, index, at, "is not a valid record");
+        // A record saves bytes the file had before the patch: it lies within the old size.
+        if (pos + len > h.old_size) return bad_record(j, index, at, "lies past the file's old end");
         const std::uint64_t data_len = kind == detail::record_data ? len : 0;
         if (h.records_end - at - sizeof head < data_len) return bad_record(j, index, at, "is cut short");
         data.resize(static_cast<std::size_t>(data_len));
@@ -100,7 +103,9 @@ result<void> in_place_file::punch_hole(std::uint64_t pos, std::uint64_t len) {
     return {};
 }
 
-result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal) {
+namespace {
+
+result<recovery_result> recover(in_place_file& image, journal_storage& journal) {
     recovery_result done;
     if (!journal.exists()) return done;
     auto header = newest_header(journal);
@@ -112,8 +117,9 @@ result<recovery_result> recover_in_place(in_place_file& image, journal_storage& 
         return done;
     }
     const detail::journal_header& h = **header;
+    // A file whose identity is known takes only a journal that names it exactly.
     const auto [dev, ino] = image.identity();
-    if (h.ino != 0 && ino != 0 && (h.dev != dev || h.ino != ino))
+    if (ino != 0 && (h.dev != dev || h.ino != ino))
         return fail(errc::corrupt, journal.name() + ": belongs to another file than the image (device/inode differ); nothing was changed");
     if (h.state == detail::journal_committed) {
         if (auto r = set_size(image, h.new_size); !r) return std::move(r).err();
@@ -139,9 +145,25 @@ result<recovery_result> recover_in_place(in_place_file& image, journal_storage& 
         done.action = recovery_action::rolled_back;
     }
     if (auto r = image.sync(); !r) return std::move(r).err();
+    // A patch by a delta without trailer recorded what it makes of the file before
+    // it committed: finished, the file takes the recorded time; rolled back, the
+    // record goes.
+    if (done.action == recovery_action::completed) image.settle_applied();
+    else image.forget_applied();
     image.clear_journal_mark();
     if (auto r = journal.remove(); !r) return std::move(r).err();
     return done;
+}
+
+}  // namespace
+
+result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal) {
+    try {
+        return recover(image, journal);
+    } catch (const std::bad_alloc&) {
+        // The journal is still whole: running recovery again finishes the job.
+        return fail(errc::mem_error, journal.name() + ": out of memory while recovering; run `rdelta recover` again");
+    }
 }
 
 result<void> memory_journal::create() {

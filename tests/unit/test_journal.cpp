@@ -233,6 +233,7 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 unlimited.used = 0;
                 volatile_journal j(unlimited);
                 in_place_options o;
+                o.allow_unrecorded = true;  // a memory file keeps no record
                 o.journal = &j;
                 o.batch_bytes = 16 << 10;  // many batches
                 auto done = patch_in_place(opener_of(delta), new_file, o);
@@ -252,6 +253,7 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 file.attach(p);
                 volatile_journal j(p);
                 in_place_options o;
+                o.allow_unrecorded = true;  // a memory file keeps no record
                 o.journal = &j;
                 o.batch_bytes = 16 << 10;
                 p.budget = k;
@@ -292,6 +294,7 @@ TEST_CASE("no journal: an image a power cut leaves torn says so on itself; a who
     paged_file old_file(c.basis, unlimited);
     paged_file new_file = old_file;
     in_place_options o;
+    o.allow_unrecorded = true;  // a memory file keeps no record
     o.batch_bytes = 16 << 10;
     REQUIRE(patch_in_place(opener_of(delta), new_file, o).ok());
     CHECK(new_file.marks == 1);
@@ -322,6 +325,7 @@ TEST_CASE("journal: a mismatch found when the written file is verified rolls it 
     const paged_file before = file;
     memory_journal j;
     in_place_options o;
+    o.allow_unrecorded = true;  // a memory file keeps no record
     o.journal = &j;
     file.corrupt_next = true;  // the first write reaching the file is damaged
     auto done = patch_in_place(opener_of(delta), file, o);
@@ -340,6 +344,7 @@ TEST_CASE("journal: damaged journals change nothing; one never made valid is dro
     paged_file file(c.basis, p);
     volatile_journal j(p);
     in_place_options o;
+    o.allow_unrecorded = true;  // a memory file keeps no record
     o.journal = &j;
     o.batch_bytes = 16 << 10;
     {  // count the operations of a whole run, then cut the power half-way

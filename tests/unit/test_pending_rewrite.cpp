@@ -3,6 +3,8 @@
 // link sees it, the inode is kept) and removed; nothing else is ever copied in.
 #include "test_helpers.hpp"
 
+#include "io/update_marker.hpp"
+
 #include <rdelta/file.hpp>
 
 #include <fcntl.h>
@@ -31,6 +33,17 @@ struct temp_dir {
 
 void write_file(const fs::path& path, const test::bytes& data) {
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+}
+
+// A staging file as a rewrite of `file` leaves it: tagged for that inode.
+void write_staging(const fs::path& path, const test::bytes& data, const fs::path& file) {
+    write_file(path, data);
+    struct stat st {};
+    REQUIRE(::stat(file.c_str(), &st) == 0);
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(io_detail::tag_staging_file(fd, st.st_dev, st.st_ino));
+    ::close(fd);
 }
 
 test::bytes read_file(const fs::path& path) {
@@ -63,7 +76,7 @@ TEST_CASE("finish_interrupted_rewrite: the staging file is copied into the inode
         write_file(file, test::random_bytes(1 << 20, 2));
         fs::create_hard_link(file, other);
         const auto content = test::random_bytes(size, size + 3);
-        write_file(staging, content);
+        write_staging(staging, content, file);
         const auto ino = inode(file);
         auto done = finish_interrupted_rewrite(file.string());
         REQUIRE(done);
@@ -80,7 +93,7 @@ TEST_CASE("finish_interrupted_rewrite: through a symlink, the staging file besid
     fs::create_directory(dir.path / "real");
     write_file(dir.path / "real" / "f", test::random_bytes(100, 4));
     fs::create_symlink(dir.path / "real" / "f", dir.path / "link");
-    write_file(dir.path / "real" / ".f.rdelta-rewrite", test::random_bytes(200, 5));
+    write_staging(dir.path / "real" / ".f.rdelta-rewrite", test::random_bytes(200, 5), dir.path / "real" / "f");
     write_file(dir.path / ".link.rdelta-rewrite", test::random_bytes(300, 6));  // not the target's: ignored
     auto done = finish_interrupted_rewrite((dir.path / "link").string());
     REQUIRE(done);
