@@ -28,26 +28,7 @@
 
 namespace rdelta {
 
-namespace {
-
 using io_detail::io_fail;
-
-class fd_guard {
-public:
-    explicit fd_guard(int fd) : fd_(fd) {}
-    ~fd_guard() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    fd_guard(const fd_guard&) = delete;
-    fd_guard& operator=(const fd_guard&) = delete;
-    int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-
-private:
-    int fd_;
-};
-
-}  // namespace
 
 namespace io_detail {
 
