@@ -336,6 +336,43 @@ def leftovers(tool, work, rng):
           f"recover drops the empty journal ({r.stderr.strip()!r})")
 
 
+def killed_after_rewrite_copy(tool, work, rng):
+    """A rewrite of a hard-linked file killed once its copy is done (before it
+    deletes the staging file, or before it drops the note) leaves no name of the
+    file refused for good: recover through any link finishes or drops it."""
+    if not shutil.which("strace"):
+        print("killed_after_rewrite_copy: skipped (no strace)")
+        return
+    folder, other_folder = os.path.join(work, "rw"), os.path.join(work, "rw-other")
+    os.mkdir(folder)
+    os.mkdir(other_folder)
+    basis, new = rng.randbytes(MiB), rng.randbytes(MiB)
+    paths = {n: os.path.join(folder, n) for n in ("basis", "new", "out")}
+    for n, data in (("basis", basis), ("new", new)):
+        with open(paths[n], "wb") as f:
+            f.write(data)
+    delta = os.path.join(folder, "d")
+    make_delta(tool, paths["basis"], paths["new"], delta)
+    other = os.path.join(other_folder, "link")
+    for syscall in ("unlink", "fremovexattr"):
+        for p in (paths["out"], other):
+            remove(p)
+        shutil.copyfile(paths["basis"], paths["out"])
+        os.link(paths["out"], other)
+        r = subprocess.run(["strace", "-f", "-o", "/dev/null", "-e", f"inject={syscall}:error=EIO:signal=KILL:when=1",
+                            tool.rdelta, "patch", "-f", paths["basis"], delta, paths["out"]], capture_output=True, text=True)
+        check(r.returncode != 0, f"killed at {syscall} (exit {r.returncode})")
+        r = tool.run("recover", other)
+        check(r.returncode == 0, f"killed at {syscall}: recover through the other link ({r.stderr.strip()!r})")
+        sig = os.path.join(work, "rw.sig")
+        for name in (paths["out"], other):
+            r = tool.run("signature", "-f", name, sig)
+            check(r.returncode == 0 and content(name) == new,
+                  f"killed at {syscall}: {os.path.relpath(name, work)} is new and reads ({r.stderr.strip()!r})")
+        check(not os.path.exists(os.path.join(folder, ".out.rdelta-rewrite")) and note_of(other) is None,
+              f"killed at {syscall}: no staging file or note left")
+
+
 def record_past_end(tool, work, rng):
     """A journal record past the file's old end fails validation: nothing is written."""
     img = os.path.join(work, "far.img")
@@ -369,6 +406,7 @@ def main():
         out_of_memory(tool, work, rng, rdelta)
         applied_twice(tool, work, rng)
         leftovers(tool, work, rng)
+        killed_after_rewrite_copy(tool, work, rng)
         record_past_end(tool, work, rng)
     return summary()
 
