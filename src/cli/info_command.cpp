@@ -18,6 +18,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,15 @@ result<delta_summary> read_delta(byte_source& in) {
             while (commands.literal_left() > 0)
                 if (auto piece = commands.literal_piece(std::size_t{1} << 20); !piece) return std::move(piece).err();
         } else {
+            // Past 2^63 - 1 (the largest file offset) no basis has bytes: patch fails with 103.
+            if (c->len > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) - c->pos) {
+                char text[200];
+                std::snprintf(text, sizeof text,
+                              ": COPY at offset %" PRIu64 " reads basis bytes %" PRIu64 "..%" PRIu64
+                              ", past the end of any basis (2^63 - 1 bytes at most)",
+                              c->offset, c->pos, c->pos + c->len);
+                return fail(errc::input_ended, in.name() + text);
+            }
             ++s.copy_cmds, s.copy_bytes = detail::capped_sum(s.copy_bytes, c->len);
             s.basis_needed = std::max(s.basis_needed, detail::capped_sum(c->pos, c->len));
         }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <limits>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -167,6 +168,11 @@ void file_basis::drop_behind(std::uint64_t end) noexcept {
 }
 
 result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> out) {
+    // No file reaches past 2^63 - 1 bytes (off_t): a read there finds the end, where
+    // pread would refuse the offset (EINVAL) and a COPY would look like an I/O error.
+    constexpr std::uint64_t max_offset = static_cast<std::uint64_t>(std::numeric_limits<off_t>::max());
+    if (pos >= max_offset - offset_) return std::size_t{0};
+    out = out.first(static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), max_offset - offset_ - pos)));
     for (;;) {
         const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(offset_ + pos));
         if (r > 0 && nocache_) drop_behind(offset_ + pos + static_cast<std::uint64_t>(r));

@@ -16,6 +16,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <optional>
 
 namespace rdelta {
@@ -28,6 +29,8 @@ result<std::size_t> memory_basis::read(std::uint64_t pos, std::span<std::uint8_t
 }
 
 namespace {
+
+constexpr std::uint64_t max_basis_offset = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 
 class patch_job final : public job {
 public:
@@ -142,6 +145,9 @@ private:
             copy_start_ = copy_pos_;
             direct_declined_ = false;
             stats_.copy_cmds += 1, detail::add_declared(stats_.copy_bytes, c->len), stats_.copy_cmdbytes += header_bytes;
+            // No basis holds bytes past 2^63 - 1 (a file offset): such a COPY ends past
+            // any basis, whatever the reader would make of the offset.
+            if (c->len > max_basis_offset - c->pos) return past_end();
             state_ = state::copy;
             return {};
         case detail::cmd_kind::reserved: break;  // refused by decode_command

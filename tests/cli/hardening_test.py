@@ -95,6 +95,42 @@ def check_work_budget(rdelta):
             os.remove(name)
 
 
+def check_copy_past_any_basis(rdelta):
+    """COPYs whose end passes 2^63 - 1, the largest file offset: 103 ("past the end of
+    the basis", naming the delta) out of place and in place, and info --check refuses
+    them. Positions of 2^63 and more are negative to librsync: 106, as rdiff says."""
+    with open("small", "wb") as f:
+        f.write(os.urandom(4096))
+    magic = bytes.fromhex("72730236")
+    cases = {
+        "pos-max-len-10": (magic + b"\x51" + (2**63 - 1).to_bytes(8, "big") + b"\x0a" + b"\x00", 103),
+        "pos-max-2-len-max": (magic + b"\x54" + (2**63 - 2).to_bytes(8, "big") + (2**63 - 1).to_bytes(8, "big")
+                              + b"\x00", 103),
+        "after-a-copy": (magic + b"\x45\x00\x10" + b"\x51" + (2**63 - 5).to_bytes(8, "big") + b"\x09" + b"\x00", 103),
+        "pos-2^63": (magic + b"\x51" + (2**63).to_bytes(8, "big") + b"\x01" + b"\x00", 106),
+        "pos-2^64-1": (magic + b"\x51" + (2**64 - 1).to_bytes(8, "big") + b"\x0a" + b"\x00", 106),
+    }
+    for name, (delta, want) in cases.items():
+        with open("crafted.delta", "wb") as f:
+            f.write(delta)
+        r = subprocess.run([rdelta, "patch", "small", "crafted.delta", "out"], capture_output=True)
+        check(r.returncode == want and not os.path.exists("out") and r.stderr.count(b"\n") == 1
+              and b"crafted.delta: COPY at offset" in r.stderr,
+              f"{name}: patch: exit {r.returncode} (want {want}), {r.stderr!r}")
+        with open("image", "wb") as f:
+            f.write(open("small", "rb").read())
+        r = subprocess.run([rdelta, "patch", "--in-place", "image", "crafted.delta"], capture_output=True)
+        check(r.returncode == want and open("image", "rb").read() == open("small", "rb").read()
+              and b"crafted.delta: COPY at offset" in r.stderr,
+              f"{name}: patch --in-place: exit {r.returncode} (want {want}), {r.stderr!r}")
+        r = subprocess.run([rdelta, "info", "--check", "crafted.delta"], capture_output=True)
+        check(r.returncode == want and b"valid delta" not in r.stdout and b"crafted.delta: COPY at offset" in r.stderr,
+              f"{name}: info --check: exit {r.returncode} (want {want}), {r.stdout!r} {r.stderr!r}")
+    for name in ("small", "image", "crafted.delta", "out"):
+        if os.path.exists(name):
+            os.remove(name)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
@@ -131,6 +167,8 @@ def main():
     # the new data's windows, with wrong strong sums, make every window cost a block
     # of hashing (minutes in rdiff). 102 quickly, and no output.
     check_work_budget(rdelta)
+
+    check_copy_past_any_basis(rdelta)
 
     # Memory stays bounded whatever the output size: an all-literal delta of 128 MiB
     # must not hold its output (peak RSS well under the file size).
