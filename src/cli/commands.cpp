@@ -446,15 +446,23 @@ int patch_command(const request& req, const invocation& inv) {
     const result<void> done = options.copy_direct ? run_job(to_file) : background_sink::produce_on_helper(to_file, run_job);
     meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
-    if (!done) return report(inv, done.err());
+    // COPYs from a basis written meanwhile mix its versions. A checksum trailer
+    // notices, but the input written while it was read is the better explanation.
+    const auto unchanged_inputs = [&]() -> result<void> {
+        if (auto same = basis_in->check_unchanged(); !same) return same;
+        return delta_file->check_unchanged();
+    };
+    if (!done) {
+        if (done.err().code == errc::corrupt)
+            if (auto same = unchanged_inputs(); !same) return report(inv, same.err());
+        return report(inv, done.err());
+    }
+    if (auto same = unchanged_inputs(); !same) return report(inv, same.err());
     if (!trailer.empty()) {
         written_output written(*out);
         auto checked = verify_trailer(trailer, written, static_cast<std::uint64_t>(j->stats().out_bytes), options.delta_name);
         if (!checked) return report(inv, checked.err());
     }
-    // COPYs from a basis written meanwhile mix its versions (a trailer would notice; rdiff's deltas have none).
-    if (auto same = basis_in->check_unchanged(); !same) return report(inv, same.err());
-    if (auto same = delta_file->check_unchanged(); !same) return report(inv, same.err());
     if (int rc = publish(*out, inv, req.quiet)) return rc;
     if (req.verify)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
