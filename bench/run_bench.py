@@ -319,7 +319,10 @@ class Bench:
         self.mismatches = []
 
     def argv(self, tool, opts, words):
-        return [*self.cmd[tool], "-f", *opts, *self.extra[tool], *words]
+        # rdelta's deltas end with a checksum trailer by default; --no-checksum gives
+        # rdiff's bytes, which the outputs are compared with.
+        own = ["--no-checksum"] if tool == "rdelta" and words[0] == "delta" else []
+        return [*self.cmd[tool], "-f", *opts, *own, *self.extra[tool], *words]
 
     def ref_tool(self, scenario):
         return "rdelta" if scenario == "sparse" and not self.args.with_rdiff_sparse else "rdiff"

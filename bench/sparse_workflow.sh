@@ -36,11 +36,12 @@ cached() { fincore --bytes --noheadings --output RES "$1"; }
 timed() { local name=$1; shift; /usr/bin/time -f "$name: %e s, peak RSS %M KiB" "$@" 2>&1 | tail -1; }
 for round in $(seq "$rounds"); do
   for tool in rdelta rdiff; do
-    bin=$rdelta; [ "$tool" = rdiff ] && bin=$rdiff
+    # rdelta's deltas end with a checksum trailer unless --no-checksum: rdiff's bytes, compared below
+    bin=$rdelta; own=(--no-checksum); [ "$tool" = rdiff ] && { bin=$rdiff; own=(); }
     rm -f "$tool.sig" "$tool.delta" "$tool.out.img"
     evict old.img new.img; timed "$tool signature" "$bin" signature old.img "$tool.sig"
     echo "  old.img cached after: $(cached old.img) bytes"
-    evict old.img new.img; timed "$tool delta" "$bin" delta "$tool.sig" new.img "$tool.delta"
+    evict old.img new.img; timed "$tool delta" "$bin" "${own[@]}" delta "$tool.sig" new.img "$tool.delta"
     echo "  new.img cached after: $(cached new.img) bytes; delta $(stat -c %s "$tool.delta") bytes"
     evict old.img new.img; timed "$tool patch" "$bin" patch old.img "$tool.delta" "$tool.out.img"
     echo "  output: du $(du -k "$tool.out.img" | cut -f1) KiB of $(stat -c %s "$tool.out.img") bytes, cached $(cached "$tool.out.img") bytes"

@@ -340,9 +340,10 @@ int delta_command(const request& req, const invocation& inv) {
     std::optional<output_file> out;
     if (int rc = create_output(req, inv, out_path, out, {&*sig_file, &*new_in})) return rc;
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
-    // An in-place delta carries the trailer by default: patch --in-place then verifies
-    // the image and refuses to apply the delta twice.
-    const bool checksum = req.checksum || (req.in_place_safe && !req.no_checksum);
+    // rdelta's deltas carry the trailer unless --no-checksum: patch then fails on a
+    // wrong basis instead of writing a wrong file, and patch --in-place verifies the
+    // image and refuses to apply a delta twice. Under the name rdiff, rdiff's bytes.
+    const bool checksum = !inv.as_rdiff && !req.no_checksum;
     job_options options{static_cast<unsigned>(req.threads), checksum, req.in_place_safe};
     // rdiff has no work budget; rdelta's default is the library's.
     if (inv.as_rdiff) options.max_strong_work = 0;

@@ -47,11 +47,11 @@ struct request {
     bool sparse = true;                ///< --no-sparse turns it off: patch writes zero runs as holes
     copy_mode kernel_copy = copy_mode::automatic;  ///< --kernel-copy: patch's COPYs through copy_file_range
     bool durable = false;              ///< --fsync: outputs are flushed to disk before they are published
-    bool checksum = false;             ///< --checksum: delta appends the whole-file checksum trailer
+    bool checksum = false;             ///< --checksum: delta appends the whole-file checksum trailer (the default)
     bool verify = false;               ///< --verify: patch requires and reports the trailer
     bool in_place = false;             ///< --in-place: patch updates the basis file itself
     bool in_place_safe = false;        ///< --in-place-safe: delta that patch --in-place can apply
-    bool no_checksum = false;          ///< --no-checksum: delta --in-place-safe without the trailer
+    bool no_checksum = false;          ///< --no-checksum: delta without the trailer (rdiff's bytes)
     bool journal = true;               ///< --no-journal turns it off: patch --in-place without undo journal
 
     codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output

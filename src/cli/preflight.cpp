@@ -57,6 +57,7 @@ std::optional<std::string> misapplied_option(const request& req) {
     if (req.check && req.act != action::info) return std::string("--check does not apply to ") + action_name(req.act);
     if (req.compression == codec::zstd && req.compression_level > 19 && !req.ultra)
         return "zstd levels above 19 need --ultra (they use much more memory)";
+    if (req.checksum && req.no_checksum) return "--checksum and --no-checksum contradict each other";
     for (const auto& [given, name] : options_foreign_to(req))
         if (given) return std::string(name) + " does not apply to " + action_name(req.act);
     return std::nullopt;
