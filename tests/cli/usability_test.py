@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Command-line checks rdiff does not make, under the name rdelta: options that do
 not apply to the command, binary output to a terminal, an unknown RDELTA_FORCE_ISA,
-hints for rsync's spellings; and that under the name rdiff none of them happens.
+hints for rsync's spellings, a wrong basis caught by the delta's checksum; and that
+under the name rdiff none of them happens.
 Usage: usability_test.py --rdelta PATH. Prints 'N passed, M failed'."""
 import argparse
 import os
@@ -140,6 +141,47 @@ def info_cases(rdelta, rdiff):
     check(r.returncode == 101 and "--check does not apply" in r.stderr, "--check is for info")
 
 
+def checksum_cases(rdelta, rdiff):
+    """A delta carries the new file's checksum by default, so a patch against the wrong
+    basis fails instead of writing a wrong file; --no-checksum and the name rdiff give
+    Debian rdiff's bytes, and Debian's rdiff applies a delta with the checksum."""
+    data = open("a", "rb").read()
+    with open("cb", "wb") as f:
+        f.write(data[:30000] + os.urandom(3000) + data[31000:])
+    with open("cw", "wb") as f:  # the wrong basis: a tenth of it changed
+        f.write(data[:50000] + os.urandom(10000) + data[60000:])
+    subprocess.run([rdelta, "signature", "a", "c.sig"], check=True)
+    r = run(rdelta, "delta", "c.sig", "cb", "c.delta")
+    made = open("c.delta", "rb").read() if r.returncode == 0 else b""
+    check(made[-28:-24] == b"rdck" and int.from_bytes(made[-24:-16], "big") == os.path.getsize("cb"),
+          f"delta ends with the checksum trailer by default: {r.returncode} {r.stderr!r}")
+    r = run(rdelta, "patch", "cw", "c.delta", "c.out")
+    check(r.returncode == 106 and "c.delta" in r.stderr and "wrong basis" in r.stderr and not os.path.exists("c.out"),
+          f"patch against the wrong basis fails and names the delta: {r.returncode} {r.stderr!r}")
+    p = subprocess.run([rdelta, "patch", "cw", "c.delta", "-"], capture_output=True)
+    check(p.returncode == 106 and b"wrong basis" in p.stderr, f"... also to standard output: {p.returncode} {p.stderr!r}")
+    r = run(rdelta, "patch", "a", "c.delta", "c.out")
+    check(r.returncode == 0 and open("c.out", "rb").read() == open("cb", "rb").read(), f"patch of the right basis: {r.stderr!r}")
+    r = run(rdelta, "delta", "--checksum", "--no-checksum", "c.sig", "cb", "c2.delta")
+    check(r.returncode == 101 and "contradict" in r.stderr and not os.path.exists("c2.delta"),
+          f"--checksum with --no-checksum is refused: {r.returncode} {r.stderr!r}")
+    r = run(rdelta, "delta", "--checksum", "c.sig", "cb", "c3.delta")
+    check(r.returncode == 0 and open("c3.delta", "rb").read() == made, "--checksum is the default")
+    subprocess.run([rdelta, "delta", "--no-checksum", "c.sig", "cb", "plain.delta"], check=True)
+    subprocess.run([rdiff, "delta", "c.sig", "cb", "named.delta"], check=True)  # rdelta named rdiff
+    plain, named = open("plain.delta", "rb").read(), open("named.delta", "rb").read()
+    check(plain == made[:-28] and named == plain, "--no-checksum and the name rdiff: the delta without its trailer")
+    debian = shutil.which("rdiff")
+    if not debian or os.path.realpath(debian) == os.path.realpath(rdelta):
+        check(False, "Debian's rdiff is not installed (.ci/install-deps installs it)")
+        return
+    subprocess.run([debian, "delta", "c.sig", "cb", "debian.delta"], check=True)
+    check(open("debian.delta", "rb").read() == plain, "--no-checksum and the name rdiff give Debian rdiff's bytes")
+    r = run(debian, "patch", "a", "c.delta", "debian.out")
+    check(r.returncode == 0 and open("debian.out", "rb").read() == open("cb", "rb").read(),
+          f"Debian's rdiff applies a delta with the checksum trailer: {r.returncode} {r.stderr!r}")
+
+
 def reporting_cases(rdelta, rdiff):
     """--json statistics, -q, the summary line that ends a progress line."""
     import json
@@ -220,6 +262,7 @@ def main():
     zstd_cases(rdelta)
     benchmark_cases(rdelta, rdiff)
     info_cases(rdelta, rdiff)
+    checksum_cases(rdelta, rdiff)
     reporting_cases(rdelta, rdiff)
     os.chdir("/")
     shutil.rmtree(work)
