@@ -37,7 +37,9 @@ enum class job_status { done, blocked };
 /// Options common to jobs.
 struct job_options {
     unsigned threads = 0;   ///< cores a job may use; 0 (the default) = all, as the tool
-    bool checksum = false;  ///< delta: append the whole-file checksum trailer after END
+    /// delta: append the whole-file checksum trailer after END. Off, a delta is
+    /// librsync's bytes (the C API's always are); the rdelta tool turns it on.
+    bool checksum = false;
     /// delta: match only blocks at or after the window's own offset (as rsync's
     /// --inplace), so the delta can be applied in place; still a valid librsync delta.
     bool in_place_safe = false;
