@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 
 namespace rdelta {
@@ -110,18 +111,18 @@ public:
     const job_stats& stats() const noexcept override { return stats_; }
 
     result<void> push_to(std::span<const std::uint8_t> in, bool eof, const byte_sink& sink) override {
-        struct spilling {
-            detail::output_queue& out;
-            spilling(detail::output_queue& q, const byte_sink& sink) : out(q) { out.spill_to(&sink); }
-            ~spilling() { out.spill_to(nullptr); }
-        } spill(out_, sink);
-        const std::uint64_t before = out_.spilled();
-        buffers io{in.data(), in.size(), eof, nullptr, 0};
-        if (auto status = iterate(io); !status) return std::move(status).err();
-        out_.spill();
-        if (out_.spill_error()) return *out_.spill_error();
-        stats_.out_bytes += static_cast<std::int64_t>(out_.spilled() - before);
-        return {};
+        return spilling_to(sink, [&] {
+            buffers io{in.data(), in.size(), eof, nullptr, 0};
+            return iterate(io);
+        });
+    }
+
+    result<void> push_zeros_to(std::uint64_t n, const byte_sink& sink) override {
+        return spilling_to(sink, [&] {
+            feed_zeros(n);
+            buffers io{nullptr, 0, false, nullptr, 0};
+            return iterate(io);  // checks the budget
+        });
     }
 
     std::size_t kept_bytes() const noexcept override { return carry_.size(); }
@@ -133,28 +134,36 @@ public:
         scan_gathered();
         stats_.in_bytes += static_cast<std::int64_t>(n);
         set_budget();
-        // Enough zeros scanned normally that the window lies in the run of zeros.
-        const std::size_t prefix = block_len_ + max_literal_run + 64;
-        if (zeros_.size() < prefix) zeros_.assign(prefix, 0);
-        if (checksum_)
-            for (std::uint64_t left = n; left > 0; left -= std::min<std::uint64_t>(left, prefix))
-                sum_.update(zeros_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, prefix)));
-        if (n < 2 * std::uint64_t{prefix}) {
-            for (std::uint64_t left = n; left > 0; left -= std::min<std::uint64_t>(left, prefix))
-                scan_input(zeros_.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, prefix)));
-            return;
+        if (checksum_) sum_zeros(n);
+        // Zeros are appended to the carried bytes, not read from a buffer of zeros:
+        // such a buffer is a block more of memory even when nothing writes to it
+        // (Linux 6.18 gave each page read from a fresh mapping a page of its own).
+        // A run that continues the last one needs no scan: the window is in it already.
+        const bool continued = in_zero_run_ && matcher_.knows_zero_sums();
+        std::size_t zero_from = zero_from_;  // where the run of zeros starts in carry_
+        if (!continued) {
+            // Enough zeros scanned normally that the window lies in the run of zeros.
+            const std::size_t prefix = block_len_ + max_literal_run + 64;
+            if (n < 2 * std::uint64_t{prefix}) {
+                for (std::uint64_t left = n; left > 0; left -= std::min<std::uint64_t>(left, prefix)) {
+                    scan_zeros(static_cast<std::size_t>(std::min<std::uint64_t>(left, prefix)));
+                    drop_encoded();
+                }
+                return;
+            }
+            zero_from = carry_.size();
+            scan_zeros(prefix);
+            n -= prefix;
         }
-        scan_input(zeros_.data(), prefix);
-        // Positions are now relative to the carried bytes, which end `prefix` bytes into the run.
-        const std::size_t run_end = carry_.size() - prefix + static_cast<std::size_t>(n);
+        // Positions are relative to the carried bytes, which end in the run of zeros
+        // (after a scan, in at least a block of them: the skip computes their sums there).
+        const std::size_t run_end = carry_.size() + static_cast<std::size_t>(n);
+        const std::uint8_t* const zero_block = continued ? nullptr : carry_.data() + carry_.size() - block_len_;
         // The last all-zero window is left to the scan: it is the last whose successor is unknown.
-        matcher_.skip_zero_windows(carry_.data(), run_end - block_len_, carry_.size(), zeros_.data());
-        // Carry what is not encoded yet: real bytes of a pending literal, then zeros.
-        const std::size_t start = matcher_.start();
-        std::vector<std::uint8_t> rest(run_end - start, 0);
-        if (start < carry_.size()) std::copy(carry_.begin() + static_cast<std::ptrdiff_t>(start), carry_.end(), rest.begin());
-        carry_ = std::move(rest);
-        matcher_.rebase(start);
+        matcher_.skip_zero_windows(carry_.data(), run_end > block_len_ ? run_end - block_len_ : 0, carry_.size(),
+                                   zero_block);
+        keep_zero_run(matcher_.start(), zero_from, run_end);
+        in_zero_run_ = true;
     }
 
 private:
@@ -194,6 +203,7 @@ private:
     }
 
     void scan_input(const std::uint8_t* in, std::size_t n) {
+        in_zero_run_ = false;
         if (n < gather_bytes_) return gather_input(in, n);
         scan_gathered();
         expect_output(carry_.size() + n);
@@ -202,7 +212,7 @@ private:
             // all of them: a literal run is at most 32768 bytes behind the window.
             const std::size_t carried = carry_.size();
             const std::size_t take = std::min(n, block_len_ + max_literal_run + 64);
-            carry_.reserve(carried + take);  // exactly: blocks can be hundreds of MiB
+            carry_room(carried + take);
             carry_.insert(carry_.end(), in, in + take);
             matcher_.scan_full(carry_.data(), carry_.size());
             if (take == n) {
@@ -213,6 +223,7 @@ private:
             carry_.clear();
         }
         scan_range(in, n);
+        carry_room(n - matcher_.start());
         carry_.assign(in + matcher_.start(), in + n);
         matcher_.rebase(matcher_.start());
     }
@@ -252,6 +263,64 @@ private:
         drop_encoded();
     }
 
+    // Room for `n` carried bytes. Reserved at once for the most they hold between
+    // inputs (two blocks and two literal runs: kept bytes and the input joined to
+    // them), so that storage as large as a block is not allocated again and again,
+    // each time next to the old one; pages of it not written take no memory.
+    void carry_room(std::size_t n) {
+        if (n > carry_.capacity()) carry_.reserve(std::max(n, 2 * (block_len_ + max_literal_run + 64)));
+    }
+
+    // scan_input() of `n` zeros, appended to the carried bytes (which it would copy
+    // them into anyway, or scan on one thread, as they are at most a block and a
+    // literal run), without dropping the bytes encoded.
+    void scan_zeros(std::size_t n) {
+        in_zero_run_ = false;
+        expect_output(carry_.size() + n);
+        carry_room(carry_.size() + n);
+        carry_.resize(carry_.size() + n, 0);
+        matcher_.scan_full(carry_.data(), carry_.size());
+    }
+
+    // Carry what is not encoded yet, carry_[start, run_end): real bytes of a pending
+    // literal (before zero_from), then zeros, which run past carry_'s end. In
+    // carry_'s own storage (a second copy would be a block more), and writing only
+    // what is not zero already: a long run, passed in pieces, costs O(1) per piece.
+    void keep_zero_run(std::size_t start, std::size_t zero_from, std::size_t run_end) {
+        std::uint8_t* const d = carry_.data();
+        const std::size_t real = start < zero_from ? zero_from - start : 0, size = run_end - start;
+        if (real > 0) std::memmove(d, d + start, real);
+        // Bytes past `real` that can be non-zero: the old ones before zero_from.
+        const std::size_t dirty = std::min({zero_from, size, carry_.size()});
+        if (dirty > real) std::memset(d + real, 0, dirty - real);
+        carry_room(size);
+        carry_.resize(size, 0);
+        zero_from_ = real;
+        matcher_.rebase(start);
+    }
+
+    void sum_zeros(std::uint64_t n) {
+        static constexpr std::uint8_t zeros[16384] = {};
+        for (; n > 0; n -= std::min<std::uint64_t>(n, sizeof zeros))
+            sum_.update(zeros, static_cast<std::size_t>(std::min<std::uint64_t>(n, sizeof zeros)));
+    }
+
+    // Runs `work` (a job_status result) with the output queue handing its bytes to `sink`.
+    template <class Work>
+    result<void> spilling_to(const byte_sink& sink, Work&& work) {
+        struct spilling {
+            detail::output_queue& out;
+            spilling(detail::output_queue& q, const byte_sink& sink) : out(q) { out.spill_to(&sink); }
+            ~spilling() { out.spill_to(nullptr); }
+        } spill(out_, sink);
+        const std::uint64_t before = out_.spilled();
+        if (auto status = work(); !status) return std::move(status).err();
+        out_.spill();
+        if (out_.spill_error()) return *out_.spill_error();
+        stats_.out_bytes += static_cast<std::int64_t>(out_.spilled() - before);
+        return {};
+    }
+
     void drop_encoded() {
         const std::size_t done = matcher_.start();
         carry_.erase(carry_.begin(), carry_.begin() + static_cast<std::ptrdiff_t>(done));
@@ -274,8 +343,9 @@ private:
     detail::command_writer writer_;
     detail::matcher<Kind> matcher_;
     std::vector<std::uint8_t> carry_;
-    std::vector<std::uint8_t> zeros_;  // feed_zeros: a block plus a literal run of zeros
     bool ended_ = false;
+    bool in_zero_run_ = false;   // carry_ ends in zeros that start at or before the window (feed_zeros)
+    std::size_t zero_from_ = 0;  // with in_zero_run_: where they start in carry_
     bool repeats_kept_ = false;  // the next input starts with carry_ (next_input_repeats_kept)
     bool gathered_ = false;      // carry_ holds gathered input not scanned yet
 };

@@ -99,7 +99,7 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
     const std::uint64_t block_len = sig.params().block_len;
     // Chunks of whole hole units, as the job scans best.
     const std::uint64_t chunk = (delta_chunk_size(sig, options.threads) + hole_unit - 1) / hole_unit * hole_unit;
-    // Zeros are passed in pieces, so that literal zeros are drained as they are made.
+    // Zeros are passed in pieces, so that progress is reported within long holes.
     const std::uint64_t zero_piece = std::max<std::uint64_t>(std::uint64_t{32} << 20, 4 * (block_len + 32768 + 64));
     // Room before each chunk for the bytes the job has not encoded yet (a block and a
     // literal run), passed again so that the job scans all of it in parallel. Not for
@@ -117,9 +117,9 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
         if (const std::uint64_t hole = hole_length(new_file, pos, size); hole > 0) {
             for (std::uint64_t done = 0; done < hole;) {
                 const std::uint64_t piece = std::min(zero_piece, hole - done);
-                j->feed_zeros(piece);
-                if (auto r = j->push_to({}, false, sink); !r) return std::move(r).err();
+                if (auto r = j->push_zeros_to(piece, sink); !r) return std::move(r).err();
                 done += piece;
+                if (progress && done < hole) progress(pos + done);
             }
             pos += hole;
             last_data = 0;

@@ -36,6 +36,10 @@ public:
     /// made, so the output is neither copied into a caller's window first nor left
     /// to go cold in a queue as large as the input. Queued output (feed_zeros) goes first.
     virtual result<void> push_to(std::span<const std::uint8_t> in, bool eof, const byte_sink& sink) = 0;
+    /// feed_zeros(n), with the output passed to `sink` as it is made, as push_to()
+    /// does: the zeros of a run that matches nothing become as many literal bytes,
+    /// which a queue would hold all at once.
+    virtual result<void> push_zeros_to(std::uint64_t n, const byte_sink& sink) = 0;
 };
 
 /// The scanning job for a signature with blocks. It uses the signature's index

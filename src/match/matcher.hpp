@@ -85,9 +85,10 @@ public:
 
     /// Windows from position() up to `limit` lie wholly in a run of zeros that
     /// starts at or before position() and may extend past the caller's data
-    /// d[0, data_end); `zeros` holds a block of zeros. Encodes them as the scan
-    /// would, in O(matches): all-zero windows have equal sums, so once one misses,
-    /// every later one misses too (in-place-safe lookups only get stricter).
+    /// d[0, data_end); `zeros` holds a block of zeros (may be null when
+    /// knows_zero_sums()). Encodes them as the scan would, in O(matches): all-zero
+    /// windows have equal sums, so once one misses, every later one misses too
+    /// (in-place-safe lookups only get stricter).
     void skip_zero_windows(const std::uint8_t* d, std::size_t limit, std::size_t data_end, const std::uint8_t* zeros) {
         data_ = d;
         data_end_ = data_end;
@@ -104,6 +105,10 @@ public:
         search_.reset_weak();
         search_.forget_data();
     }
+
+    /// Whether skip_zero_windows() has the sums of a block of zeros already, and
+    /// needs no `zeros`.
+    bool knows_zero_sums() const noexcept { return search_.knows_zero_sums(); }
 
     /// Emit the pending COPY or literal (from the range of the last scan).
     void flush() {

@@ -128,7 +128,8 @@ public:
     }
 
     /// Look up an all-zero block-long window at `pos`; `zeros` holds a block of
-    /// zeros. Its sums are computed once: a run of zeros costs no hashing.
+    /// zeros (read only until knows_zero_sums()). Its sums are computed once: a run
+    /// of zeros costs no hashing.
     std::int64_t lookup_zero_window(const std::uint8_t* zeros, std::size_t pos) {
         ++stats_.searches;
         if (!zero_sums_) {
@@ -148,6 +149,8 @@ public:
         stats_.matches += block >= 0;
         return block;
     }
+
+    bool knows_zero_sums() const noexcept { return zero_sums_; }
 
     /// The bytes at previously seen addresses may have changed (a new call).
     void forget_data() noexcept {
