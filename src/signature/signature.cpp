@@ -6,6 +6,7 @@
 #include "core/parallel.hpp"
 #include "checksum/weak_sum.hpp"
 #include "checksum/strong_sum.hpp"
+#include "signature/block_records.hpp"
 #include "signature/slice_size.hpp"
 
 #include <rdelta/signature.hpp>
@@ -162,21 +163,8 @@ private:
     // Records for `count` blocks of `len` bytes at p; slices of blocks are hashed
     // in parallel, each writing its records straight into the output.
     void emit_blocks(const std::uint8_t* p, std::size_t len, std::size_t count) {
-        const std::size_t rec = 4 + params_.strong_len;
-        std::uint8_t* o = out_.reserve(count * rec);
-        const std::size_t per_slice = slice_blocks();
-        const std::size_t slices = (count + per_slice - 1) / per_slice;
-        if (digests_.size() < count * detail::digest_stride) digests_.resize(count * detail::digest_stride);
-        detail::parallel_for(slices, threads_, [&](std::size_t s) {
-            const std::size_t first = s * per_slice, n = std::min(per_slice, count - first);
-            std::uint8_t* digests = digests_.data() + first * detail::digest_stride;
-            detail::strong_sum_many(format_.strong, p + first * len, len, n, digests);
-            std::uint8_t* r = o + first * rec;
-            for (std::size_t i = 0; i < n; ++i, r += rec) {
-                detail::put_be(r, detail::weak_sum_of(format_.weak, p + (first + i) * len, len), 4);
-                std::memcpy(r + 4, digests + i * detail::digest_stride, params_.strong_len);
-            }
-        });
+        std::uint8_t* o = out_.reserve(count * (4 + params_.strong_len));
+        detail::hash_block_records(params_, p, len, count, slice_blocks(), threads_, digests_, o);
         stats_.sig_blocks += static_cast<std::int64_t>(count);
     }
 

@@ -8,6 +8,7 @@
 #include "checksum/weak_sum.hpp"
 #include "checksum/strong_sum.hpp"
 #include "checksum/blake2b_many.hpp"
+#include "signature/block_records.hpp"
 #include "signature/slice_size.hpp"
 
 #include <rdelta/patch.hpp>
@@ -66,17 +67,6 @@ private:
     std::vector<slice_worker*> idle_;  // never empty while a thread asks: one worker per thread
     std::mutex mutex_;
 };
-
-// The record of one all-zero full block: what every block of a hole gets.
-std::vector<std::uint8_t> zero_block_record(const sig_params& params) {
-    const std::vector<std::uint8_t> zeros(params.block_len, 0);
-    std::uint8_t digest[detail::digest_stride];
-    detail::strong_sum(params.format().strong, zeros.data(), zeros.size(), digest);
-    std::vector<std::uint8_t> record(4 + params.strong_len);
-    detail::put_be(record.data(), detail::weak_sum_of(params.format().weak, zeros.data(), zeros.size()), 4);
-    std::memcpy(record.data() + 4, digest, params.strong_len);
-    return record;
-}
 
 // basis[offset, offset + out.size()) into out.
 result<void> read_exact(basis_reader& basis, std::uint64_t offset, std::span<std::uint8_t> out) {
@@ -221,7 +211,7 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
     if (auto sent = sink({header, sizeof header}); !sent) return std::move(sent).err();
 
     worker_pool buffers(threads);
-    const std::vector<std::uint8_t> zero_record = zero_block_record(params);
+    const std::vector<std::uint8_t> zero_record = detail::zero_block_record(params);
     std::vector<std::uint8_t> records;
     std::vector<std::optional<error>> errors(round_slices);
     for (std::uint64_t offset = 0; offset < size;) {
