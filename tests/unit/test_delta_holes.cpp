@@ -263,3 +263,62 @@ TEST_CASE("make_delta_from passes the bytes not yet encoded again before each ch
         }
     }
 }
+
+TEST_CASE("push_zeros_to passes a run's output on as it is made, and runs continued in pieces of any size give the scanned delta") {
+    // Blocks of 4 KiB; a basis with a zero block (runs become COPYs) and one
+    // without (runs become literal data, as large as the run), so that a run
+    // continued in pieces starts after a match, inside a literal, or with fewer
+    // than a block of zeros carried.
+    const auto head = test::random_bytes(20000, 71);
+    const auto tail = test::random_bytes(9000, 72);
+    test::bytes with_zeros = head;
+    with_zeros.resize(with_zeros.size() + 3 * 4096 + 100, 0);
+    with_zeros.insert(with_zeros.end(), tail.begin(), tail.end());
+    const auto without_zeros = test::random_bytes(60000, 73);
+    const std::size_t run = 3 << 20;
+    const std::vector<piece> layout = {{head, run}, {tail, run}};
+    const test::bytes next = flatten(layout);
+    // Piece sizes after the first (long enough to skip windows): single bytes, less
+    // and more than a block, a block and a literal run.
+    const std::size_t sizes[] = {1, 17, 4095, 4096, 4097, 36928, 100000, 1 << 20};
+    for (std::uint32_t m : {0x72730136u, 0x72730147u}) {
+        for (bool safe : {false, true}) {
+            for (const test::bytes* basis : {static_cast<const test::bytes*>(&with_zeros), &without_zeros}) {
+                CAPTURE(m);
+                CAPTURE(safe);
+                CAPTURE(basis == &with_zeros);
+                const auto sig = indexed_signature(*basis, m, 4096, safe);
+                const job_options options{1, true, safe};
+                auto scanned = make_delta(sig, next, 0, options);
+                REQUIRE(scanned.ok());
+                auto made = detail::make_scanning_delta_job(sig, options);
+                REQUIRE(made);
+                auto& j = *made;
+                test::bytes out;
+                std::size_t largest = 0;
+                const byte_sink sink = [&](std::span<const std::uint8_t> b) -> result<void> {
+                    largest = std::max(largest, b.size());
+                    out.insert(out.end(), b.begin(), b.end());
+                    return {};
+                };
+                for (const auto& p : layout) {
+                    REQUIRE(j->push_to(p.data, false, sink).ok());
+                    std::size_t done = 0;
+                    for (std::size_t i = 0; done < p.zeros; ++i) {
+                        const std::size_t n = std::min(i == 0 ? std::size_t{200000} : sizes[i % std::size(sizes)],
+                                                       p.zeros - done);
+                        const std::size_t before = out.size();
+                        REQUIRE(j->push_zeros_to(n, sink).ok());
+                        // Nothing waits in the job: all literal data made so far was passed on.
+                        if (basis == &without_zeros && n >= 4 * 65536) CHECK(out.size() > before + n / 2);
+                        done += n;
+                    }
+                }
+                REQUIRE(j->push_to({}, true, sink).ok());
+                CHECK(out == *scanned);
+                CHECK(largest <= 2 * (std::size_t{256} << 10) + 65536);
+                CHECK(patched(*basis, out) == next);
+            }
+        }
+    }
+}
