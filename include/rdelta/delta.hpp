@@ -3,6 +3,7 @@
 #pragma once
 
 #include <rdelta/error.hpp>
+#include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
 #include <rdelta/signature.hpp>
 
@@ -12,6 +13,10 @@
 #include <vector>
 
 namespace rdelta {
+
+namespace detail {
+class signature_tap;
+}
 
 /// A job that reads the new file and writes a delta against `sig`.
 /// `sig` must outlive the job; its index is used when build_index() made the one
@@ -36,14 +41,43 @@ using delta_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
 /// Told how many bytes of the new file have been encoded so far.
 using delta_progress = std::function<void(std::uint64_t)>;
 
+/// Where a delta also writes the new file's signature, made from the bytes the
+/// delta reads (`rdelta delta --new-signature`): the new file is read once for
+/// both. Byte for byte what make_signature_from() makes of the new file with
+/// `params`; holes get the zero block's record without being hashed.
+struct new_signature_output {
+    sig_params params;
+    signature_sink sink;
+};
+
 /// Delta of a random-access new file of `size` bytes (a regular file, a block
 /// device, memory). Ranges that `new_file.is_hole()` reports are not read: a run
 /// of zeros is encoded from the sums of one zero block, in time proportional to
 /// the blocks it spans. Same bytes as make_delta_job() over the whole file; with
 /// an empty signature the file is read in chunks of the block length, as rdiff.
+/// With `new_signature`, its sink receives the new file's signature as well.
 result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
                                   job_options options, const delta_sink& sink,
-                                  const delta_progress& progress = {});
+                                  const delta_progress& progress = {},
+                                  const new_signature_output* new_signature = nullptr);
+
+/// A stream of the new file, for make_delta_job(), that makes the new file's
+/// signature of what is read through it (a pipe has no second read). Call finish()
+/// once the delta job has read everything.
+class new_signature_tee final : public byte_source {
+public:
+    new_signature_tee(byte_source& in, const new_signature_output& out, unsigned threads = 0);
+    ~new_signature_tee() override;
+    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override;
+    std::int64_t size_hint() const noexcept override { return in_.size_hint(); }
+    const std::string& name() const noexcept override { return in_.name(); }
+    /// The last block's record, and the signature's statistics.
+    result<job_stats> finish();
+
+private:
+    byte_source& in_;
+    std::unique_ptr<detail::signature_tap> tap_;
+};
 
 /// Delta of a whole new file held in memory (slack deltas use `slack_chunk` bytes).
 result<std::vector<std::uint8_t>> make_delta(const signature& sig,

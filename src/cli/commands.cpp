@@ -294,10 +294,10 @@ int signature_command(const request& req, const invocation& inv) {
 
 // A regular file or block device: holes are not read (make_delta_from).
 result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_options options,
-                                compressing_writer& out, progress_meter& meter) {
+                                compressing_writer& out, progress_meter& meter, const new_signature_output* new_sig) {
     file_basis reader(new_in);
     auto made = make_delta_from(reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, out.sink(),
-                                [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); });
+                                [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); }, new_sig);
     if (made) new_in.seek_past(static_cast<std::uint64_t>(new_in.regular_size()));  // as if read as a stream
     return made;
 }
@@ -305,13 +305,36 @@ result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_op
 // A pipe, or an empty signature, whose delta depends on the input chunking: rdiff
 // reads the new file in chunks of the block length, or -I.
 result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, job_options options, const request& req,
-                                  compressing_writer& out, progress_meter& meter) {
+                                  compressing_writer& out, progress_meter& meter, const new_signature_output* new_sig) {
     auto j = make_delta_job(sig, options);
     const std::size_t chunk = sig.block_count() > 0 ? delta_chunk_size(sig, options.threads)
                               : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
                                                     : sig.params().block_len;
-    if (auto done = drive(*j, new_in, out.sink(), chunk, &meter); !done) return std::move(done).err();
+    if (!new_sig) {
+        if (auto done = drive(*j, new_in, out.sink(), chunk, &meter); !done) return std::move(done).err();
+        return j->stats();
+    }
+    new_signature_tee tee(new_in, *new_sig, options.threads);
+    if (auto done = drive(*j, tee, out.sink(), chunk, &meter); !done) return std::move(done).err();
+    if (auto signed_ = tee.finish(); !signed_) return std::move(signed_).err();
     return j->stats();
+}
+
+// --new-signature FILE: the new file's signature, published once the delta is.
+struct new_signature_file {
+    std::optional<output_file> out;
+    std::optional<compressing_writer> packed;
+    std::optional<new_signature_output> output;
+};
+
+int open_new_signature(const request& req, const invocation& inv, const signature& sig, const std::string& delta_path,
+                       new_signature_file& f, std::initializer_list<const input_file*> inputs) {
+    if (req.new_signature.empty()) return exit_success;
+    if (is_std_stream(req.new_signature) && is_std_stream(delta_path))
+        return report_usage(inv, "--new-signature - and the delta cannot both go to standard output.");
+    if (int rc = open_output(req, inv, req.new_signature, f.out, f.packed, inputs)) return rc;
+    f.output = new_signature_output{sig.params(), [&f](std::span<const std::uint8_t> b) { return f.packed->write(b); }};
+    return exit_success;
 }
 
 int delta_command(const request& req, const invocation& inv) {
@@ -337,8 +360,14 @@ int delta_command(const request& req, const invocation& inv) {
     if (auto same = sig_file->check_unchanged(); !same) return report(inv, same.err());
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());
 
+    if (!req.new_signature.empty())
+        if (auto ok = output_file::check(req.new_signature, req.force); !ok)
+            return report_output_check(inv, req.new_signature, req.force, ok.err());
     std::optional<output_file> out;
     if (int rc = create_output(req, inv, out_path, out, {&*sig_file, &*new_in})) return rc;
+    new_signature_file new_sig;
+    if (int rc = open_new_signature(req, inv, sig, out_path, new_sig, {&*sig_file, &*new_in})) return rc;
+    const new_signature_output* new_sig_out = new_sig.output ? &*new_sig.output : nullptr;
     auto meter = make_meter(req, inv, "delta", new_in->regular_size());
     // rdelta's deltas carry the trailer unless --no-checksum: patch then fails on a
     // wrong basis instead of writing a wrong file, and patch --in-place verifies the
@@ -353,8 +382,8 @@ int delta_command(const request& req, const invocation& inv) {
         auto packed = open_packer(req, *out, to_file);
         if (!packed) return std::move(packed).err();
         auto scanned = sig.block_count() > 0 && new_in->regular_size() >= 0
-                           ? delta_of_file(sig, *new_in, options, *packed, *meter)
-                           : delta_of_stream(sig, *new_in, options, req, *packed, *meter);
+                           ? delta_of_file(sig, *new_in, options, *packed, *meter, new_sig_out)
+                           : delta_of_stream(sig, *new_in, options, req, *packed, *meter, new_sig_out);
         if (!scanned) return std::move(scanned).err();
         made = *scanned;
         return packed->finish();
@@ -367,7 +396,14 @@ int delta_command(const request& req, const invocation& inv) {
     meter->finish();
     if (!done) return report(inv, done.err());
     stats.line(format_match_stats(*made));
+    if (new_sig.packed)
+        if (auto finished = new_sig.packed->finish(); !finished) return report(inv, finished.err());
+    // Either output describes the file only as it was while it was read.
+    if (new_sig.out)
+        if (auto same = new_in->check_unchanged(); !same) return report(inv, same.err());
     if (int rc = publish(*out, inv, req.quiet)) return rc;
+    if (new_sig.out)
+        if (int rc = publish(*new_sig.out, inv, req.quiet)) return rc;
     stats.job_done(*made);
     meter->summary(made->in_bytes);
     stats.summary(made->in_bytes);

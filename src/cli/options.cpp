@@ -98,6 +98,8 @@ option_table::option_table() {
         ("in-place-safe", "delta: only copies that patch --in-place can apply (no data moved back)")
         ("no-checksum", "delta: no checksum trailer: rdiff's exact bytes (patch cannot detect a wrong basis)")
         ("no-journal", "patch --in-place: no undo journal (faster, but an interruption damages BASIS)")
+        ("new-signature", arg("FILE"),
+         "delta: also write the new file's signature to FILE, from the same read, with SIGNATURE's parameters")
         ("gzip,z", level_arg(), level_help(codec::gzip).c_str())
         ("bzip2,i", level_arg(), level_help(codec::bzip2).c_str())
         ("zstd", level_arg(), level_help(codec::zstd).c_str())
@@ -403,6 +405,10 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         return flow::go_on;
     }
     if (key == "max-strong-work" && as_rdiff_) return fail(std::string(unknown_option) + s.named);  // rdiff has no budget
+    if (key == "new-signature") {
+        req_.new_signature = value;
+        return flow::go_on;
+    }
     if (key == "kernel-copy") {
         if (value == "auto") req_.kernel_copy = copy_mode::automatic;
         else if (value == "always") req_.kernel_copy = copy_mode::always;

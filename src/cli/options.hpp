@@ -53,6 +53,7 @@ struct request {
     bool in_place_safe = false;        ///< --in-place-safe: delta that patch --in-place can apply
     bool no_checksum = false;          ///< --no-checksum: delta without the trailer (rdiff's bytes)
     bool journal = true;               ///< --no-journal turns it off: patch --in-place without undo journal
+    std::string new_signature;         ///< --new-signature FILE: delta also writes the new file's signature
 
     codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
     int compression_level = 0;         ///< its LEVEL (the codec's default when none was attached)

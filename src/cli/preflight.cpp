@@ -31,19 +31,22 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
         return {{req.checksum, "--checksum"},   {req.verify, "--verify"},          {req.in_place, "--in-place"},
                 {req.in_place_safe, "--in-place-safe"}, {req.max_output != 0, "--max-output"},
                 {!req.sparse, "--no-sparse"}, {req.no_checksum, "--no-checksum"},
-                {!req.journal, "--no-journal"}, {req.kernel_copy != copy_mode::automatic, "--kernel-copy"}};
+                {!req.journal, "--no-journal"}, {req.kernel_copy != copy_mode::automatic, "--kernel-copy"},
+                {!req.new_signature.empty(), "--new-signature"}};
     case action::delta:
         return {{req.verify, "--verify"}, {req.in_place, "--in-place"}, {req.max_output != 0, "--max-output"},
                 {!req.sparse, "--no-sparse"}, {!req.journal, "--no-journal"},
                 {req.kernel_copy != copy_mode::automatic, "--kernel-copy"}};
     case action::patch:
         return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
-                {req.no_checksum, "--no-checksum"}, {!req.journal && !req.in_place, "--no-journal without --in-place"}};
+                {req.no_checksum, "--no-checksum"}, {!req.journal && !req.in_place, "--no-journal without --in-place"},
+                {!req.new_signature.empty(), "--new-signature"}};
     case action::benchmark:
     case action::info:
     case action::recover: return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
                                    {req.no_checksum, "--no-checksum"}, {!req.journal, "--no-journal"},
-                                   {req.kernel_copy != copy_mode::automatic, "--kernel-copy"}};
+                                   {req.kernel_copy != copy_mode::automatic, "--kernel-copy"},
+                                   {!req.new_signature.empty(), "--new-signature"}};
     case action::none: break;
     }
     return {};

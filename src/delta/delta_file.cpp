@@ -3,6 +3,7 @@
 #include "delta_job.hpp"
 #include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
+#include "signature/signature_tap.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/drive.hpp>
@@ -61,7 +62,8 @@ std::uint64_t data_length(basis_reader& file, std::uint64_t pos, std::uint64_t s
 
 // An empty signature: rdiff's slack delta follows its read size, the block length.
 result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const signature& sig,
-                                   job_options options, const delta_sink& sink, const delta_progress& progress) {
+                                   job_options options, const delta_sink& sink, const delta_progress& progress,
+                                   detail::signature_tap* tap) {
     auto j = make_delta_job(sig, options);
     job_pump pump(*j, sink);
     const std::size_t chunk = std::max<std::size_t>(1, sig.params().block_len);
@@ -69,6 +71,8 @@ result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const
     for (std::uint64_t pos = 0; pos < size;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - pos));
         if (auto r = read_exactly(file, pos, buf.get(), n); !r) return std::move(r).err();
+        if (tap)
+            if (auto r = tap->data({buf.get(), n}); !r) return std::move(r).err();
         if (auto r = pump.push({buf.get(), n}, false); !r) return std::move(r).err();
         pos += n;
         if (progress) progress(pos);
@@ -81,18 +85,27 @@ result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const
 
 namespace detail {
 result<job_stats> delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig, job_options options,
-                             const delta_sink& sink, const delta_progress& progress);
+                             const delta_sink& sink, const delta_progress& progress, signature_tap* tap);
 }  // namespace detail
 
 result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
-                                  job_options options, const delta_sink& sink, const delta_progress& progress) {
-    return detail::exceptions_as_errors("delta", [&] { return detail::delta_from(new_file, size, sig, options, sink, progress); });
+                                  job_options options, const delta_sink& sink, const delta_progress& progress,
+                                  const new_signature_output* new_signature) {
+    return detail::exceptions_as_errors("delta", [&]() -> result<job_stats> {
+        if (!new_signature) return detail::delta_from(new_file, size, sig, options, sink, progress, nullptr);
+        detail::signature_tap tap(new_signature->params, options.threads, new_signature->sink);
+        auto made = detail::delta_from(new_file, size, sig, options, sink, progress, &tap);
+        if (!made) return made;
+        if (auto signed_ = tap.finish(); !signed_) return std::move(signed_).err();
+        return made;
+    });
 }
 
 // make_delta_from()'s body; allocation and thread failures throw.
 result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
-                                     job_options options, const delta_sink& sink, const delta_progress& progress) {
-    if (sig.block_count() == 0) return slack_delta_from(new_file, size, sig, options, sink, progress);
+                                     job_options options, const delta_sink& sink, const delta_progress& progress,
+                                     signature_tap* tap) {
+    if (sig.block_count() == 0) return slack_delta_from(new_file, size, sig, options, sink, progress, tap);
     auto made = detail::make_scanning_delta_job(sig, options);
     if (!made) return std::move(made).err();
     auto& j = *made;
@@ -121,6 +134,8 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
                 done += piece;
                 if (progress && done < hole) progress(pos + done);
             }
+            if (tap)
+                if (auto r = tap->zeros(hole); !r) return std::move(r).err();
             pos += hole;
             last_data = 0;
         } else {
@@ -135,6 +150,8 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
                 kept = 0;
             }
             if (auto r = read_exactly(new_file, pos, data, n); !r) return std::move(r).err();
+            if (tap)
+                if (auto r = tap->data({data, n}); !r) return std::move(r).err();
             if (auto r = j->push_to({data - kept, kept + n}, false, sink); !r) return std::move(r).err();
             pos += n;
             last_start = data - kept;
