@@ -61,6 +61,7 @@ private:
                 if (!gather(io)) return io.eof_in ? truncated() : result<job_status>(job_status::blocked);
                 auto taken = take_header();
                 if (!taken) return std::move(taken).err();
+                if (state_ == state::copy) join_following_copies(io);
                 break;
             }
             case state::literal: {
@@ -155,6 +156,31 @@ private:
         return {};
     }
 
+    // COPYs that go on reading where the current one ends (as a delta of many short
+    // matches of one region has them) join it, up to the basis end: one long read
+    // instead of a read per command. Their headers are taken when they are whole in
+    // the input at hand, and counted as the commands they are; anything else (another
+    // command, a header cut by the input's end, a bad one) is left to take_header.
+    // Within the basis nothing can fail inside a joined part, so messages stay
+    // those of the command that fails.
+    void join_following_copies(buffers& io) {
+        const auto size = basis_.size();
+        if (!size || remaining_ > *size || copy_pos_ > *size - remaining_) return;
+        while (io.avail_in > 0) {
+            const std::uint8_t op = io.next_in[0];
+            if (detail::opcode_table()[op].kind != detail::cmd_kind::copy) return;
+            const std::size_t header_bytes = detail::command_header_size(op);
+            if (io.avail_in < header_bytes) return;
+            auto c = detail::decode_command(io.next_in, static_cast<std::uint64_t>(stats_.in_bytes));
+            const std::uint64_t end = copy_pos_ + remaining_;
+            if (!c || c->pos != end || c->len > *size - end) return;
+            consume(io, header_bytes);
+            remaining_ += c->len;
+            stats_.copy_cmds += 1, detail::add_declared(stats_.copy_bytes, c->len);
+            stats_.copy_cmdbytes += static_cast<std::int64_t>(header_bytes);
+        }
+    }
+
     // Bytes of the current command that may be written now: bounded by the output
     // window and by what the output limit still allows (never written past it).
     std::size_t output_room(const buffers& io, std::uint64_t want) const {
@@ -231,10 +257,12 @@ private:
         return true;
     }
 
-    // A hole of the basis (within its size) is not read: it is zeros.
+    // A hole of the basis (within its size) is not read: it is zeros. Reads shorter
+    // than a block are not worth the query (a system call): reading costs no more.
     result<std::size_t> read_basis(std::uint8_t* out, std::size_t n) {
+        constexpr std::size_t hole_query_min = 4096;
         const auto size = basis_.size();
-        if (size && copy_pos_ < *size && n <= *size - copy_pos_ && basis_.is_hole(copy_pos_, n)) {
+        if (n >= hole_query_min && size && copy_pos_ < *size && n <= *size - copy_pos_ && basis_.is_hole(copy_pos_, n)) {
             std::memset(out, 0, n);
             return n;
         }

@@ -348,3 +348,85 @@ TEST_CASE("COPY from a hole of the basis does not read it; past the end is still
     REQUIRE(!st2.ok());
     CHECK(st2.err().code == errc::input_ended);
 }
+
+namespace {
+
+// A delta of many short commands: runs of COPYs that continue one another (from
+// after their destination, to the same offset, and from before it), COPYs that do
+// not, and adjacent LITERALs; with the output it makes and its command counts.
+struct short_commands {
+    test::bytes delta, output;
+    std::int64_t lit_cmds = 0, lit_bytes = 0, copy_cmds = 0, copy_bytes = 0;
+};
+
+short_commands many_short_commands(const test::bytes& b) {
+    short_commands s;
+    s.delta = test::from_hex("72730236");
+    auto copy = [&](std::uint32_t pos, std::uint8_t len) {
+        s.delta.push_back(0x4d);  // 4-byte position, 1-byte length
+        for (int k = 3; k >= 0; --k) s.delta.push_back(static_cast<std::uint8_t>(pos >> (8 * k)));
+        s.delta.push_back(len);
+        s.output.insert(s.output.end(), b.begin() + pos, b.begin() + pos + len);
+        ++s.copy_cmds, s.copy_bytes += len;
+    };
+    auto literal = [&](std::uint8_t n, std::uint8_t value) {
+        s.delta.push_back(n);
+        s.delta.insert(s.delta.end(), n, value);
+        s.output.insert(s.output.end(), n, value);
+        ++s.lit_cmds, s.lit_bytes += n;
+    };
+    for (std::uint32_t i = 0; i < 3000; ++i) copy(1000 + 2 * i, 2);  // 6000 bytes from 1000 on
+    for (int i = 0; i < 50; ++i) literal(3, static_cast<std::uint8_t>(i));
+    const auto same_from = static_cast<std::uint32_t>(s.output.size());
+    for (std::uint32_t i = 0; i < 1000; ++i) copy(same_from + i, 1);  // to the same offset
+    for (std::uint32_t i = 0; i < 500; ++i)  // forward again, every other one a jump
+        copy(static_cast<std::uint32_t>(s.output.size()) + 5000 + (i % 2) * 7, 3);
+    for (std::uint32_t i = 0; i < 400; ++i) copy(same_from + 2 * i, 2);  // from untouched bytes before it
+    literal(64, 0);
+    copy(static_cast<std::uint32_t>(b.size()) - 5, 5);
+    s.delta.push_back(0x00);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("COPYs that continue one another give the same output and statistics as one by one") {
+    const test::bytes b = test::random_bytes(64 << 10, 61);
+    const auto s = many_short_commands(b);
+    // Inputs cut at every size (headers split across pieces) and small output windows.
+    for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, s.delta.size()}) {
+        CAPTURE(piece);
+        memory_basis reader(b);
+        auto j = make_patch_job(reader);
+        test::bytes out;
+        std::uint8_t window[333];
+        std::size_t at = 0;
+        for (;;) {
+            const std::size_t n = std::min(piece, s.delta.size() - at);
+            buffers io{s.delta.data() + at, n, at + n == s.delta.size(), window, sizeof window};
+            auto st = j->iterate(io);
+            REQUIRE(st.ok());
+            at += n - io.avail_in;
+            out.insert(out.end(), window, window + (sizeof window - io.avail_out));
+            if (*st == job_status::done) break;
+        }
+        CHECK(out == s.output);
+        const job_stats& t = j->stats();
+        CHECK(t.copy_cmds == s.copy_cmds);
+        CHECK(t.copy_bytes == s.copy_bytes);
+        CHECK(t.copy_cmdbytes == 6 * s.copy_cmds);
+        CHECK(t.lit_cmds == s.lit_cmds);
+        CHECK(t.lit_bytes == s.lit_bytes);
+        CHECK(t.in_bytes == static_cast<std::int64_t>(s.delta.size()));
+        CHECK(t.out_bytes == static_cast<std::int64_t>(s.output.size()));
+    }
+    // A run that goes past the basis end fails at the COPY that does, with its offset.
+    test::bytes past = s.delta;
+    past.pop_back();
+    const std::size_t last_at = past.size();
+    for (std::uint8_t x : test::from_hex("4d 00010000 04 00")) past.push_back(x);  // continues the last COPY
+    auto r = apply_patch(b, past);
+    REQUIRE(!r.ok());
+    CHECK(r.err().code == errc::input_ended);
+    CHECK(r.err().message.find("COPY at offset " + std::to_string(last_at) + " ") != std::string::npos);
+}
