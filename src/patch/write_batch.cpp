@@ -9,6 +9,7 @@ namespace rdelta::detail {
 namespace {
 
 constexpr std::size_t max_ops = 1 << 16;     // bounds the queue's own memory
+constexpr std::uint64_t save_piece = std::uint64_t{1} << 20;  // contiguous regions saved together, up to this
 constexpr std::size_t zero_piece = 1 << 20;  // zeros are written (and tested for holes) in pieces
 
 bool all_zero(const std::uint8_t* p, std::size_t n) {
@@ -34,7 +35,23 @@ std::size_t write_batch::literal_room() const noexcept {
 // Journal the old content of a region as soon as it is queued (it stays intact
 // until the batch runs), so the batch size counts the journal's data bytes: a COPY
 // of zeros across a hole of many GiB saves a hole record and does not end a batch.
+// A region that continues the one noted before joins it, and they are saved
+// together (one journal record, not one per command) once they reach save_piece,
+// the batch size, or a region elsewhere; flush() saves the rest before any write.
 result<void> write_batch::note(std::uint64_t dst, std::uint64_t len) {
+    if (pending_to_ != pending_from_ && dst != pending_to_)
+        if (auto s = save_pending(); !s) return s;
+    if (pending_to_ == pending_from_) pending_from_ = pending_to_ = dst;
+    pending_to_ += len;
+    if (pending_to_ - pending_from_ >= save_piece || queued_ + (pending_to_ - pending_from_) >= batch_bytes_)
+        return save_pending();
+    return {};
+}
+
+result<void> write_batch::save_pending() {
+    const std::uint64_t dst = pending_from_, len = pending_to_ - pending_from_;
+    pending_from_ = pending_to_ = 0;
+    if (len == 0) return {};
     if (!journal_) {
         queued_ += len;
         return {};
@@ -51,8 +68,15 @@ bool write_batch::full() const noexcept {
 result<void> write_batch::queue(op o) {
     if (auto n = note(o.dst, o.len); !n) return n;
     op* last = ops_.empty() ? nullptr : &ops_.back();
-    if (last && last->kind == o.kind && last->dst + last->len == o.dst && o.kind != op_kind::move)
-        last->len += o.len;  // contiguous pieces of one kind become one write
+    // Contiguous pieces of one kind become one write; a move, when its source
+    // continues too. Run front to back in pieces, the joined move reads each source
+    // byte before it is overwritten exactly when the parts would: the in-place check
+    // let each part through, so each source starts after its destination (and then
+    // so does the whole, by the same distance) or lies before the destinations of
+    // this part and the earlier ones.
+    if (last && last->kind == o.kind && last->dst + last->len == o.dst &&
+        (o.kind != op_kind::move || last->src + last->len == o.src))
+        last->len += o.len;
     else
         ops_.push_back(o);
     return full() ? flush() : result<void>{};
@@ -83,6 +107,7 @@ result<void> write_batch::move(std::uint64_t src, std::uint64_t dst, std::uint64
 }
 
 result<void> write_batch::flush() {
+    if (auto s = save_pending(); !s) return s;
     if (journal_) {
         // Also with nothing saved: the first batch makes the journal valid, so that a
         // file that only grows is truncated back by a rollback.

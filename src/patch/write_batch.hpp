@@ -3,6 +3,11 @@
 // regions is written. A batch ends at batch_bytes of journal, 16 MiB of literal
 // data or 65536 queued writes.
 //
+// Writes that continue one another cost one queued write and one journal record,
+// not one per command: a delta of a million short COPYs of one region is a few long
+// moves. Contiguous regions are saved to the journal together, up to 1 MiB at a
+// time, still before the batch writes any of them.
+//
 // Queued writes cost no memory for moved data (a COPY's source is still intact when
 // the batch runs: the in-place check guarantees no earlier write touches it) nor for
 // zeros; only literal bytes are held, up to literal_capacity.
@@ -49,6 +54,7 @@ private:
         std::uint64_t dst, len, src;  // src: the move's source, or the offset in data_
     };
     result<void> note(std::uint64_t dst, std::uint64_t len);
+    result<void> save_pending();
     bool full() const noexcept;
     result<void> queue(op o);
     result<void> run(const op& o);
@@ -63,6 +69,7 @@ private:
     std::vector<std::uint8_t> data_;
     aligned_bytes copy_buf_;  // allocated by the first move; read into
     std::uint64_t queued_ = 0;  // journal bytes of this batch (without a journal: bytes it overwrites)
+    std::uint64_t pending_from_ = 0, pending_to_ = 0;  // queued, old content not saved yet
     std::uint64_t journal_mark_ = 0;  // journal size when the batch began
     bool started_ = false;
     std::uint64_t image_written_ = 0, batches_ = 0;

@@ -8,6 +8,7 @@ import filecmp
 import hashlib
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -172,6 +173,36 @@ def check_sparse_input_huge_blocks(rdelta):
         if os.path.exists(name):
             os.remove(name)
 
+
+def check_many_short_copies(rdelta):
+    """A delta of 200000 COPYs of 2 bytes that continue one another (from 4096 bytes
+    after their destination, so it applies in place too): the output equals rdiff's,
+    and the statistics count every command, out of place and in place. Needs rdiff."""
+    if not shutil.which("rdiff"):
+        print("note: no rdiff here; the many-short-COPYs case was not run")
+        return
+    with open("image", "wb") as f:
+        f.write(os.urandom(1 << 20))
+    n = 200000
+    with open("short.delta", "wb") as f:
+        f.write(bytes.fromhex("72730236") + b"".join(b"\x4d" + (4096 + 2 * i).to_bytes(4, "big") + b"\x02"
+                                                   for i in range(n)) + b"\x00")
+    want = f"copy[{n} cmds, {2 * n} bytes".encode()
+    r = subprocess.run(["rdiff", "-s", "patch", "image", "short.delta", "rdiff.out"], capture_output=True)
+    check(r.returncode == 0 and want in r.stderr, f"rdiff on short COPYs: exit {r.returncode}, {r.stderr!r}")
+    r = subprocess.run([rdelta, "-s", "patch", "image", "short.delta", "out"], capture_output=True)
+    check(r.returncode == 0 and open("out", "rb").read() == open("rdiff.out", "rb").read(),
+          f"short COPYs: patch: exit {r.returncode}, output equal to rdiff's")
+    check(want + b", 1200000 cmdbytes" in r.stderr, f"short COPYs: patch statistics {r.stderr!r}")
+    r = subprocess.run([rdelta, "-s", "patch", "--in-place", "image", "short.delta"], capture_output=True)
+    check(r.returncode == 0 and open("image", "rb").read() == open("rdiff.out", "rb").read(),
+          f"short COPYs: patch --in-place: exit {r.returncode}, {r.stderr!r}")
+    check(want in r.stderr, f"short COPYs: in-place statistics {r.stderr!r}")
+    for name in ("image", "short.delta", "rdiff.out", "out"):
+        if os.path.exists(name):
+            os.remove(name)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
@@ -210,6 +241,7 @@ def main():
     check_work_budget(rdelta)
 
     check_copy_past_any_basis(rdelta)
+    check_many_short_copies(rdelta)
 
     check_sparse_input_huge_blocks(rdelta)
 
