@@ -105,6 +105,32 @@ struct check_result {
     std::vector<std::uint8_t> trailer;  // empty: none
 };
 
+// Basis bytes a run of COPYs reads, hashed in pass 2 once the run ends (source
+// bytes are still original then).
+struct pending_copy {
+    std::uint64_t pos = 0, len = 0;
+
+    result<void> hash(in_place_file& file, std::span<std::uint8_t> buf, detail::stream_checksum& sum,
+                      const patch_options& options) {
+        for (std::uint64_t done = 0; done < len;) {
+            const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), len - done));
+            if (file.is_hole(pos + done, n)) {
+                std::fill_n(buf.begin(), n, 0);
+                sum.update(buf.data(), n);
+                done += n;
+                continue;
+            }
+            auto got = file.read(pos + done, {buf.data(), n});
+            if (!got) return std::move(got).err();
+            if (*got == 0) return fail(errc::input_ended, options.delta_name + ": basis ended while reading");
+            sum.update(buf.data(), *got);
+            done += *got;
+        }
+        len = 0;
+        return {};
+    }
+};
+
 // Pass 1 (sum == nullptr) decodes everything and checks it; pass 2 feeds the would-be
 // output to `sum` and compares it with the trailer. Nothing is written.
 result<check_result> check(byte_source& in, in_place_file& file, const patch_options& options, job_stats& stats,
@@ -120,12 +146,15 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
     const std::span<std::uint8_t> buf(buf_store.get(), sum ? buf_size : 0);
     stats = job_stats{};
     stats.op = "patch";
+    pending_copy pending;
     for (;;) {
         auto c = reader.next();
         if (!c) return std::move(c).err();
         if (c->kind == detail::cmd_kind::end) break;
         if (auto ok = check_command(*c, out, basis_size, dirty, options); !ok) return std::move(ok).err();
         if (c->kind == detail::cmd_kind::literal) {
+            if (sum)
+                if (auto h = pending.hash(file, buf, *sum, options); !h) return std::move(h).err();
             while (reader.literal_left() > 0) {
                 auto piece = reader.literal_piece(chunk_bytes);
                 if (!piece) return std::move(piece).err();
@@ -133,24 +162,16 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
             }
             stats.lit_cmds += 1, detail::add_declared(stats.lit_bytes, c->len);
         } else {
-            for (std::uint64_t done = 0; sum && done < c->len;) {  // source bytes are still original
-                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), c->len - done));
-                if (file.is_hole(c->pos + done, n)) {
-                    std::fill_n(buf.begin(), n, 0);
-                    sum->update(buf.data(), n);
-                    done += n;
-                    continue;
-                }
-                auto got = file.read(c->pos + done, {buf.data(), n});
-                if (!got) return std::move(got).err();
-                if (*got == 0) return fail(errc::input_ended, options.delta_name + ": basis ended while reading");
-                sum->update(buf.data(), *got);
-                done += *got;
-            }
+            // COPYs that continue one another are hashed as one read.
+            if (sum && pending.len > 0 && pending.pos + pending.len != c->pos)
+                if (auto h = pending.hash(file, buf, *sum, options); !h) return std::move(h).err();
+            if (sum) pending.pos = pending.len > 0 ? pending.pos : c->pos, pending.len += c->len;
             stats.copy_cmds += 1, detail::add_declared(stats.copy_bytes, c->len);
         }
         out += c->len;
     }
+    if (sum)
+        if (auto h = pending.hash(file, buf, *sum, options); !h) return std::move(h).err();
     res.delta_size = reader.consumed();
     auto rest = reader.after_end(detail::trailer_size);
     if (!rest) return std::move(rest).err();

@@ -2,6 +2,7 @@
 // deltas are refused before anything is written, same-offset copies write nothing.
 #include "test_helpers.hpp"
 
+#include "format/checksum_trailer.hpp"
 #include "patch/write_batch.hpp"
 
 #include <rdelta/delta.hpp>
@@ -276,4 +277,40 @@ TEST_CASE("in place: zeros written over a range that is partly hole leave the ho
     CHECK_FALSE(file.is_hole(4 << 10, 4 << 10));
     CHECK_FALSE(file.is_hole(16 << 10, 20 << 10));
     CHECK(file.written == (24u << 10));
+}
+
+TEST_CASE("in place: runs of short COPYs that continue one another, with a trailer, give the new file") {
+    // Two-byte COPYs from consecutive positions ahead of the output, broken by
+    // literals and by jumps: pass 2 hashes each run as one read.
+    const auto basis = test::random_bytes(200000, 61);
+    test::bytes delta = {0x72, 0x73, 0x02, 0x36}, next;
+    std::uint32_t src = 4096;
+    for (int i = 0; i < 20000; ++i) {
+        if (i % 997 == 0) {  // a literal, then the run goes on from a jump
+            delta.insert(delta.end(), {0x41, 3, 'a', 'b', 'c'});
+            next.insert(next.end(), {'a', 'b', 'c'});
+            src += 64;
+        }
+        delta.push_back(0x4d);  // COPY, 4-byte position, 1-byte length
+        for (int shift = 24; shift >= 0; shift -= 8) delta.push_back(static_cast<std::uint8_t>(src >> shift));
+        delta.push_back(2);
+        next.insert(next.end(), basis.begin() + src, basis.begin() + src + 2);
+        src += 2;
+    }
+    delta.push_back(0);
+    detail::stream_checksum sum;
+    sum.update(next.data(), next.size());
+    std::uint8_t trailer[detail::trailer_size];
+    sum.write_trailer(trailer);
+    delta.insert(delta.end(), trailer, trailer + sizeof trailer);
+    memory_file file(basis);
+    auto done = patch_in_place(delta, file);
+    REQUIRE(done);
+    CHECK(done->checksum_verified);
+    CHECK(done->copy_cmds == 20000);
+    CHECK(file.bytes_ == next);
+    memory_file wrong(test::random_bytes(200000, 62));  // the hashed runs are what is compared
+    auto refused = patch_in_place(delta, wrong);
+    REQUIRE(!refused);
+    CHECK(refused.err().code == errc::corrupt);
 }
