@@ -501,7 +501,7 @@ int patch_command(const request& req, const invocation& inv) {
         if (!checked) return report(inv, checked.err());
     }
     if (int rc = publish(*out, inv, req.quiet)) return rc;
-    if (req.verify)
+    if (req.verify && !req.quiet)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
                      inv.prog.c_str(), out->name().c_str(), j->stats().out_bytes);
     meter->summary(j->stats().out_bytes);

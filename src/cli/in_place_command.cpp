@@ -128,7 +128,7 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     if (!done->has_trailer && !req.quiet)
         std::fprintf(stderr, "%s: warning: %s has no checksum trailer: the patched %s cannot be verified\n",
                      inv.prog.c_str(), options.patch.delta_name.c_str(), image->name().c_str());
-    if (req.verify)
+    if (req.verify && !req.quiet)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
                      inv.prog.c_str(), image->name().c_str(), done->job.out_bytes);
     if (req.json)

@@ -96,8 +96,9 @@ result<output_target> resolve_output(const std::string& name, bool force) {
         if (!next) return std::move(next).err();
         t.path = std::move(*next);
     }
-    if (!force) return fail(errc::io_error, name + ": file exists (use --force to overwrite)");
+    // A folder is no output, forced or not: say so rather than "use --force".
     if (S_ISDIR(t.st.st_mode)) return io_fail(name, "cannot open for writing", EISDIR);
+    if (!force) return fail(errc::io_error, name + ": file exists (use --force to overwrite)");
     t.folder = folder_of(t.path), t.base = base_of(t.path);
     if (!S_ISREG(t.st.st_mode)) {
         t.kind = output_kind::stream;

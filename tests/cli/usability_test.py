@@ -211,6 +211,21 @@ def reporting_cases(rdelta, rdiff):
         check(r.returncode == 0 and warned != quiet, f"in-place warning {'hidden by -q' if quiet else 'shown'}: {r.stderr!r}")
     r = run(rdiff, "-q", "signature", "a", "rq.sig")
     check(r.returncode == 101 and not os.path.exists("rq.sig"), "rdiff has no -q")
+    subprocess.run([rdelta, "delta", "--in-place-safe", "j.sig", "b", "ck.delta"], check=True)
+    for quiet in (False, True):
+        q = ["-q"] if quiet else []
+        r = run(rdelta, *q, "patch", "-f", "--verify", "a", "ck.delta", "v.out")
+        check(r.returncode == 0 and ("verified" in r.stderr) != quiet,
+              f"patch --verify: the verified line {'hidden by -q' if quiet else 'shown'}: {r.stderr!r}")
+        with open("img", "wb") as f:
+            f.write(open("a", "rb").read())
+        r = run(rdelta, *q, "patch", "--in-place", "--verify", "img", "ck.delta")
+        check(r.returncode == 0 and ("verified" in r.stderr) != quiet,
+              f"patch --in-place --verify: the verified line {'hidden by -q' if quiet else 'shown'}: {r.stderr!r}")
+    os.makedirs("a-folder", exist_ok=True)
+    r = run(rdelta, "signature", "a", "a-folder")
+    check(r.returncode == 100 and "Is a directory" in r.stderr and "--force" not in r.stderr,
+          f"an output that is a folder says so, not 'use --force': {r.stderr!r}")
 
 
 def main():
