@@ -353,8 +353,11 @@ int delta_command(const request& req, const invocation& inv) {
     auto sig_in = decompressing_reader::open(*sig_file);  // the signature may be compressed
     if (!sig_in) return report(inv, sig_in.err());
     signature sig{sig_params{}};
+    // Under its own name, a delta or text file given as the signature is called what it
+    // is (with rdiff's exit code).
     auto loader = make_loadsig_job(&sig, sig_in->name(),
-                                   sig_in->size_hint() > 0 ? static_cast<std::uint64_t>(sig_in->size_hint()) : 0);
+                                   sig_in->size_hint() > 0 ? static_cast<std::uint64_t>(sig_in->size_hint()) : 0,
+                                   !inv.as_rdiff);
     if (auto loaded = drive(*loader, *sig_in, {}, default_chunk); !loaded) return report(inv, loaded.err());
     stats.job_done(loader->stats());
     if (auto same = sig_file->check_unchanged(); !same) return report(inv, same.err());

@@ -16,8 +16,8 @@ namespace {
 
 class loadsig_job final : public job {
 public:
-    loadsig_job(signature* out, std::string name, std::uint64_t size_hint)
-        : out_(out), name_(std::move(name)), size_hint_(size_hint) {
+    loadsig_job(signature* out, std::string name, std::uint64_t size_hint, bool name_kind)
+        : out_(out), name_(std::move(name)), size_hint_(size_hint), name_kind_(name_kind) {
         stats_.op = "loadsig";
     }
 
@@ -91,7 +91,7 @@ private:
             if (static_cast<std::int32_t>(v) < 1) {
                 std::snprintf(text, sizeof text, "block length of %d in the header is bogus",
                               static_cast<std::int32_t>(v));
-                return make_error(errc::corrupt, text);
+                return header_error(errc::corrupt, text);
             }
             block_len_ = v;
             state_ = unit::strong_len;
@@ -114,19 +114,29 @@ private:
         return {};
     }
 
+    error bad_magic(errc code = errc::bad_magic) const {
+        char text[120];
+        std::snprintf(text, sizeof text, "bad magic %#x: not a signature%s", magic_,
+                      magic_ == static_cast<std::uint32_t>(magic::delta) ? " (it is a delta)" : "");
+        return make_error(code, text);
+    }
+
+    // A header field librsync judges before the magic: the same code, but a file
+    // that is no signature at all is called what it is when the caller asked.
+    error header_error(errc code, const char* text) const {
+        if (name_kind_ && magic_ != 0 && !format_of_magic(magic_)) return bad_magic(code);
+        return make_error(code, text);
+    }
+
     result<void> check_header(std::int32_t strong_len) {
         char text[200];
         if (strong_len < 0 || strong_len > 32) {
             std::snprintf(text, sizeof text, "strong sum length %d in the header is implausible",
                           strong_len);
-            return make_error(errc::corrupt, text);
+            return header_error(errc::corrupt, text);
         }
         // Magic 0 means "the default format" to librsync's parameter check, so it loads.
-        if (magic_ != 0 && !format_of_magic(magic_)) {
-            std::snprintf(text, sizeof text, "bad magic %#x: not a signature%s", magic_,
-                          magic_ == static_cast<std::uint32_t>(magic::delta) ? " (it is a delta)" : "");
-            return make_error(errc::bad_magic, text);
-        }
+        if (magic_ != 0 && !format_of_magic(magic_)) return bad_magic();
         // strong_len 0 means "the whole digest", as librsync reads it.
         auto resolved = resolve_sig_params({-1, magic_, block_len_, strong_len});
         if (!resolved) return make_error(resolved.err().code, resolved.err().message.c_str());
@@ -144,6 +154,7 @@ private:
     unit state_ = unit::magic;
     std::vector<std::uint8_t> have_;
     std::uint32_t magic_ = 0, block_len_ = 0, weak_ = 0;
+    bool name_kind_ = false;  // a header error of a file that is no signature names its magic
     bool done_ = false;
     std::optional<error> failed_;
     job_stats stats_;
@@ -151,8 +162,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<job> make_loadsig_job(signature* out, std::string name, std::uint64_t size_hint) {
-    return detail::make_guarded_job("loadsig", [&] { return std::make_unique<loadsig_job>(out, std::move(name), size_hint); });
+std::unique_ptr<job> make_loadsig_job(signature* out, std::string name, std::uint64_t size_hint, bool name_kind) {
+    return detail::make_guarded_job("loadsig",
+                                    [&] { return std::make_unique<loadsig_job>(out, std::move(name), size_hint, name_kind); });
 }
 
 }  // namespace rdelta

@@ -222,6 +222,14 @@ def reporting_cases(rdelta, rdiff):
         r = run(rdelta, *q, "patch", "--in-place", "--verify", "img", "ck.delta")
         check(r.returncode == 0 and ("verified" in r.stderr) != quiet,
               f"patch --in-place --verify: the verified line {'hidden by -q' if quiet else 'shown'}: {r.stderr!r}")
+    # A delta or a text file given as the signature: called what it is, with rdiff's code.
+    with open("text.txt", "w") as f:
+        f.write("hello, this is no signature\n")
+    for given, says in (("ck.delta", "not a signature (it is a delta)"), ("text.txt", "not a signature")):
+        r = run(rdelta, "delta", given, "b", "never.delta")
+        ref = run(rdiff, "delta", given, "b", "never-rdiff.delta")
+        check(r.returncode == ref.returncode and says in r.stderr and not os.path.exists("never.delta"),
+              f"{given} as the signature: exit {r.returncode} (rdiff {ref.returncode}), {r.stderr!r}")
     os.makedirs("a-folder", exist_ok=True)
     r = run(rdelta, "signature", "a", "a-folder")
     check(r.returncode == 100 and "Is a directory" in r.stderr and "--force" not in r.stderr,

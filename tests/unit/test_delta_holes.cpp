@@ -271,9 +271,10 @@ TEST_CASE("push_zeros_to passes a run's output on as it is made, and runs contin
     // than a block of zeros carried.
     const auto head = test::random_bytes(20000, 71);
     const auto tail = test::random_bytes(9000, 72);
-    test::bytes with_zeros = head;
-    with_zeros.resize(with_zeros.size() + 3 * 4096 + 100, 0);
-    with_zeros.insert(with_zeros.end(), tail.begin(), tail.end());
+    // Sized once: GCC 12 warns (-Warray-bounds, wrongly) on an insert after a resize.
+    test::bytes with_zeros(head.size() + 3 * 4096 + 100 + tail.size(), 0);
+    std::copy(head.begin(), head.end(), with_zeros.begin());
+    std::copy(tail.begin(), tail.end(), with_zeros.end() - static_cast<std::ptrdiff_t>(tail.size()));
     const auto without_zeros = test::random_bytes(60000, 73);
     const std::size_t run = 3 << 20;
     const std::vector<piece> layout = {{head, run}, {tail, run}};
