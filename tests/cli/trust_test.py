@@ -301,9 +301,16 @@ def applied_twice(tool, work, rng):
             f.write(data)
     img = os.path.join(work, "twice.img")
     makers = [("rdelta --in-place-safe --no-checksum", ("--in-place-safe", "--no-checksum"))]
+    if shutil.which("rdiff"):
+        makers.append(("Debian's rdiff", None))
     for label, extra in makers:
         delta = os.path.join(work, "twice.delta")
-        make_delta(tool, os.path.join(work, "twice.old"), os.path.join(work, "twice.new"), delta, *extra)
+        if extra is None:
+            sig = delta + ".sig"
+            subprocess.run(["rdiff", "-f", "signature", os.path.join(work, "twice.old"), sig], check=True)
+            subprocess.run(["rdiff", "-f", "delta", sig, os.path.join(work, "twice.new"), delta], check=True)
+        else:
+            make_delta(tool, os.path.join(work, "twice.old"), os.path.join(work, "twice.new"), delta, *extra)
         shutil.copyfile(os.path.join(work, "twice.old"), img)
         r1 = tool.run("patch", "--in-place", img, delta)
         check(r1.returncode == 0 and content(img) == new, f"{label}: the first patch applies ({r1.stderr.strip()!r})")
