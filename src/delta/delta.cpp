@@ -263,12 +263,15 @@ private:
         drop_encoded();
     }
 
-    // Room for `n` carried bytes. Reserved at once for the most they hold between
+    // Room for `n` carried bytes. Grown by doubling up to the most they hold between
     // inputs (two blocks and two literal runs: kept bytes and the input joined to
-    // them), so that storage as large as a block is not allocated again and again,
-    // each time next to the old one; pages of it not written take no memory.
+    // them), so that storage as large as a block is allocated a few times at most;
+    // never more than twice the bytes actually carried, so a signature that claims
+    // huge blocks makes no large allocation for a small input.
     void carry_room(std::size_t n) {
-        if (n > carry_.capacity()) carry_.reserve(std::max(n, 2 * (block_len_ + max_literal_run + 64)));
+        if (n <= carry_.capacity()) return;
+        const std::size_t most = 2 * (block_len_ + max_literal_run + 64);
+        carry_.reserve(std::max(n, std::min(most, 2 * std::max(n, carry_.capacity()))));
     }
 
     // scan_input() of `n` zeros, appended to the carried bytes (which it would copy
