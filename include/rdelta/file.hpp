@@ -7,6 +7,7 @@
 #include <rdelta/error.hpp>
 #include <rdelta/in_place.hpp>
 #include <rdelta/io.hpp>
+#include <rdelta/manifest.hpp>
 #include <rdelta/patch.hpp>
 
 #include <atomic>
@@ -252,6 +253,7 @@ public:
     result<void> punch_hole(std::uint64_t pos, std::uint64_t len) override;
     result<void> sync() override;
     std::pair<std::uint64_t, std::uint64_t> identity() const override { return {dev_, ino_}; }
+    std::pair<std::int64_t, std::int64_t> change_time() override;
     /// An extended attribute, `user.rdelta.unfinished` (nothing where the file
     /// system keeps none).
     void mark_journaled(const std::string& journal) override;
@@ -271,6 +273,7 @@ public:
 private:
     friend result<std::unique_ptr<journal_storage>> open_journal_file(const in_place_fd& image);
     friend result<std::string> finish_interrupted_rewrite(in_place_fd& image);
+    friend result<std::unique_ptr<manifest_storage>> open_manifest_file(const in_place_fd& image);
     in_place_fd() = default;
     int fd_ = -1;
     int folder_ = -1;  // the folder the file was opened in

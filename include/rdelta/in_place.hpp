@@ -20,6 +20,7 @@
 namespace rdelta {
 
 class journal_storage;
+class manifest_storage;
 
 /// What an in-place patch with a delta that has no checksum trailer made of a file.
 /// Such a delta cannot tell its basis from its output, so applying it twice would
@@ -57,6 +58,10 @@ public:
     /// Device and inode numbers, recorded in the journal so that a journal is never
     /// applied to another file; {0, 0} when unknown.
     virtual std::pair<std::uint64_t, std::uint64_t> identity() const { return {0, 0}; }
+    /// The file's change time now (ctime: every write, size or metadata change moves
+    /// it), seconds and nanoseconds: a manifest written after a patch is believed
+    /// only while it is unchanged. {0, 0} when unknown (no manifest is believed).
+    virtual std::pair<std::int64_t, std::int64_t> change_time() { return {0, 0}; }
     /// Note on the file itself, durably, that the journal `journal` (its name()) can
     /// restore it: from before its first byte is overwritten until it is whole
     /// again, when clear_journal_mark() is called. A reader reaching the file under
@@ -105,6 +110,11 @@ struct in_place_options {
     /// (in_place_file::can_remember_applied() is false): nothing would then stop the
     /// same delta from being applied twice. Off: such a patch is refused.
     bool allow_unrecorded = false;
+    /// The image's chunk manifest (rdelta/manifest.hpp); nullptr keeps none. With a
+    /// delta whose trailer is chunked, the patch verifies only the chunks it writes
+    /// when the manifest describes the file, and publishes the new one after it
+    /// commits; otherwise it reads the whole file, as with a whole-file trailer.
+    manifest_storage* manifest = nullptr;
 };
 
 /// What an in-place patch did.
@@ -115,6 +125,9 @@ struct in_place_stats {
     std::uint64_t image_bytes_written = 0; ///< bytes written to the file (holes left alone are not)
     std::uint64_t journal_bytes_written = 0;
     std::uint64_t syncs = 0;               ///< fsync/fdatasync calls on the journal and the file
+    std::uint64_t verify_bytes_read = 0;   ///< file bytes read to verify the output, before and after writing
+    bool manifest_used = false;            ///< unchanged chunks were taken from the manifest, not read
+    bool manifest_published = false;      ///< a new manifest describes the patched file
 };
 
 /// Apply the delta to `file` in place, writing only the regions that change (COPY
@@ -128,7 +141,8 @@ struct in_place_stats {
 /// (so a delta already applied is refused, corrupt). Then the file is written; with a
 /// journal, old regions are saved and synced before they are overwritten, the new
 /// file is read back and checked against the trailer, and only then is the journal
-/// dropped. Any failure after the first write rolls the file back to its old bytes
+/// dropped. With a chunked trailer and a manifest that describes the file, both
+/// checks read only the chunks the delta writes (in_place_options::manifest). Any failure after the first write rolls the file back to its old bytes
 /// (holes included) when the journal allows it. Memory is bounded (a few tens of MiB)
 /// whatever the sizes.
 result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options);

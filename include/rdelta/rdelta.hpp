@@ -11,6 +11,7 @@
 #include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
 #include <rdelta/journal.hpp>
+#include <rdelta/manifest.hpp>
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 #include <rdelta/version.hpp>

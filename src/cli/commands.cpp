@@ -537,6 +537,7 @@ int run_command(const request& req, const invocation& inv) {
     case action::benchmark: return benchmark_command(req, inv);
     case action::info: return info_command(req, inv);
     case action::recover: return recover_command(req, inv);
+    case action::verify: return verify_command(req, inv);
     case action::none: break;
     }
     return report_usage(inv, "You must specify an action: `signature', `delta', or `patch'.");

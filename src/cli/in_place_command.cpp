@@ -8,6 +8,7 @@
 
 #include <rdelta/file.hpp>
 #include <rdelta/journal.hpp>
+#include <rdelta/manifest.hpp>
 
 #include <chrono>
 #include <cinttypes>
@@ -100,6 +101,9 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     options.patch.require_checksum = req.verify;
     if (req.max_output > 0) options.patch.max_output = static_cast<std::uint64_t>(req.max_output);
     options.journal = req.journal ? journal->get() : nullptr;
+    auto manifest = open_manifest_file(*image);
+    if (!manifest) return report(inv, manifest.err());
+    options.manifest = manifest->get();
     options.allow_unrecorded = req.force;
     const bool forced = req.progress.value_or(false);
     const bool show = !req.quiet && progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr);
@@ -135,9 +139,11 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
         std::fprintf(stderr,
                      "{\"command\": \"patch --in-place\", \"in_bytes\": %" PRId64 ", \"out_bytes\": %" PRId64
                      ", \"image_bytes_written\": %" PRIu64 ", \"journal_bytes_written\": %" PRIu64 ", \"syncs\": %" PRIu64
-                     ", \"verified\": %s, \"elapsed_s\": %.3f}\n",
+                     ", \"verified\": %s, \"verify_bytes_read\": %" PRIu64 ", \"manifest_used\": %s"
+                     ", \"manifest_published\": %s, \"elapsed_s\": %.3f}\n",
                      done->job.in_bytes, done->job.out_bytes, done->image_bytes_written, done->journal_bytes_written,
-                     done->syncs, done->has_trailer ? "true" : "false",
+                     done->syncs, done->has_trailer ? "true" : "false", done->verify_bytes_read,
+                     done->manifest_used ? "true" : "false", done->manifest_published ? "true" : "false",
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (req.statistics) {
         std::fprintf(stderr, "librsync: %s\n", format_stats(done->job, start_time, std::time(nullptr)).c_str());
@@ -147,8 +153,10 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
             getrusage(RUSAGE_SELF, &ru);
             std::fprintf(stderr,
                          "%s: in place: wrote %" PRIu64 " bytes to the image and %" PRIu64 " to the journal, %" PRIu64
-                         " syncs; elapsed %.3f s, peak memory %.1f MiB\n",
-                         inv.prog.c_str(), done->image_bytes_written, done->journal_bytes_written, done->syncs, secs,
+                         " syncs; read %" PRIu64 " bytes of it to verify (%s); elapsed %.3f s, peak memory %.1f MiB\n",
+                         inv.prog.c_str(), done->image_bytes_written, done->journal_bytes_written, done->syncs,
+                         done->verify_bytes_read,
+                         done->manifest_used ? "unchanged chunks from its manifest" : "no manifest describing it", secs,
                          static_cast<double>(ru.ru_maxrss) / 1024.0);
         }
     }
@@ -165,6 +173,52 @@ int recover_command(const request& req, const invocation& inv) {
     // Holding the lock with everything recovered, a note still on the file names a
     // journal or staging file that no longer counts (deleted by hand, never valid).
     image->clear_journal_mark();
+    return exit_success;
+}
+
+namespace {
+
+std::string ranges_text(const scrub_report& r) {
+    std::string text;
+    for (const auto& [from, to] : r.mismatches)
+        text += (text.empty() ? "" : ", ") + std::to_string(from) + ".." + std::to_string(to);
+    if (r.mismatches.size() == 64) text += ", ...";
+    return text;
+}
+
+}  // namespace
+
+int verify_command(const request& req, const invocation& inv) {
+    auto image = in_place_fd::open(req.files[0]);
+    if (!image) return report(inv, image.err());
+    if (auto locked = image->lock(); !locked) return report(inv, locked.err());
+    auto journal = open_journal_file(*image);
+    if (!journal) return report(inv, journal.err());
+    if ((*journal)->exists())
+        return report(inv, fail(errc::io_error, image->name() + ": an in-place patch was interrupted: run `" + inv.prog +
+                                                    " recover " + image->name() + "` first"));
+    auto manifest = open_manifest_file(*image);
+    if (!manifest) return report(inv, manifest.err());
+    auto r = scrub_against_manifest(*image, **manifest);
+    if (!r) return report(inv, fail(r.err().code, image->name() + ": " + r.err().message));
+    const char* prog = inv.prog.c_str();
+    const char* name = image->name().c_str();
+    if (req.json)
+        std::printf("{\"command\": \"verify\", \"size\": %" PRIu64 ", \"chunk_size\": %" PRIu64 ", \"chunks\": %" PRIu64
+                    ", \"bytes_read\": %" PRIu64 ", \"changed_since_manifest\": %s, \"mismatched_chunks\": %" PRIu64
+                    ", \"clean\": %s}\n",
+                    r->size, r->chunk_size, r->chunks, r->bytes_read, r->changed_since ? "true" : "false",
+                    r->mismatched_chunks, r->clean() ? "true" : "false");
+    if (r->changed_since)
+        std::fprintf(stderr, "%s: %s: changed since its manifest was written (not by an in-place patch of rdelta's)\n",
+                     prog, name);
+    if (r->mismatched_chunks > 0)
+        std::fprintf(stderr, "%s: %s: %" PRIu64 " chunks of %" PRIu64 " bytes differ from its manifest, at bytes %s\n",
+                     prog, name, r->mismatched_chunks, r->chunk_size, ranges_text(*r).c_str());
+    if (!r->clean()) return exit_code(errc::corrupt);
+    if (!req.quiet)
+        std::fprintf(stderr, "%s: %s: %" PRIu64 " bytes match its manifest (%" PRIu64 " chunks; %" PRIu64 " bytes read)\n",
+                     prog, name, r->size, r->chunks, r->bytes_read);
     return exit_success;
 }
 

@@ -15,4 +15,8 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
 /// recover IMAGE: roll back (or finish) an interrupted in-place patch.
 int recover_command(const request& req, const invocation& inv);
 
+/// verify IMAGE: read the whole image and compare it with the manifest the last
+/// in-place patch left (bit rot, or a change made without rdelta).
+int verify_command(const request& req, const invocation& inv);
+
 }  // namespace rdelta::cli

@@ -51,7 +51,7 @@ private:
 struct delta_summary {
     std::uint64_t literal_cmds = 0, literal_bytes = 0, copy_cmds = 0, copy_bytes = 0, delta_bytes = 0;
     std::uint64_t new_length = 0, basis_needed = 0;  // bytes written; COPYs read up to basis_needed
-    bool trailer = false;
+    bool trailer = false, chunked_trailer = false;
     std::uint64_t trailer_length = 0, ignored_after_end = 0;
 };
 
@@ -82,12 +82,13 @@ result<delta_summary> read_delta(byte_source& in) {
         }
         s.new_length = detail::capped_sum(s.new_length, c->len);
     }
-    auto rest = commands.after_end(detail::trailer_size + 1);
+    auto rest = commands.after_end(detail::max_trailer_size + 1);
     if (!rest) return std::move(rest).err();
     s.delta_bytes = commands.consumed() + rest->size();
-    if (rest->size() == detail::trailer_size && detail::is_trailer(rest->data(), rest->size())) {
+    if (const auto size = detail::trailer_size_at(rest->data(), rest->size()); size != 0 && rest->size() == size) {
         s.trailer = true;
-        s.trailer_length = detail::get_be(rest->data() + 4, 8);
+        s.chunked_trailer = size == detail::chunk_trailer_size;
+        s.trailer_length = detail::trailer_length(rest->data());
         if (s.trailer_length != s.new_length)
             return fail(errc::corrupt, in.name() + ": the checksum trailer gives a length of " +
                                            std::to_string(s.trailer_length) + " bytes, the commands make " +
@@ -155,7 +156,9 @@ int print_delta(const request& req, const std::string& name, const delta_summary
     std::printf("  copy           %" PRIu64 " commands, %" PRIu64 " bytes (basis of at least %" PRIu64 " bytes)\n",
                 s.copy_cmds, s.copy_bytes, s.basis_needed);
     std::printf("  new file       %" PRIu64 " bytes\n", s.new_length);
-    std::printf("  trailer        %s\n", s.trailer ? "XXH3-128 checksum of the new file (patch verifies it)" : "none");
+    std::printf("  trailer        %s\n", !s.trailer         ? "none"
+                                        : s.chunked_trailer ? "XXH3-128 root over 64 KiB chunks of the new file (patch verifies it)"
+                                                            : "XXH3-128 checksum of the new file (patch verifies it)");
     if (s.ignored_after_end) std::printf("  after END      %" PRIu64 "+ bytes, ignored\n", s.ignored_after_end);
     return 0;
 }

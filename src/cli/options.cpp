@@ -436,6 +436,7 @@ action match_action(std::string_view word, bool as_rdiff) {
     if (!as_rdiff && word.size() >= 2 && std::string_view("benchmark").starts_with(word)) return action::benchmark;
     if (!as_rdiff && !word.empty() && std::string_view("info").starts_with(word)) return action::info;
     if (!as_rdiff && std::string_view("recover").starts_with(word)) return action::recover;
+    if (!as_rdiff && !word.empty() && std::string_view("verify").starts_with(word)) return action::verify;
     return action::none;
 }
 
@@ -454,6 +455,7 @@ void command_line::resolve_action() {
         fail("Usage for patch: " + prog + " [OPTIONS] patch BASIS [DELTA [NEW]]");
     if (req_.act == action::info && req_.files.empty()) fail("Usage for info: " + prog + " info [--check] [--json] FILE");
     if (req_.act == action::recover && req_.files.empty()) fail("Usage for recover: " + prog + " recover IMAGE");
+    if (req_.act == action::verify && req_.files.size() != 1) fail("Usage for verify: " + prog + " verify IMAGE");
 }
 
 std::variant<request, usage_error> command_line::parse(std::span<const std::string> args) {
@@ -495,7 +497,7 @@ std::string usage_lines(const std::string& prog) {
     return "Usage: " + prog + " [OPTIONS] signature [BASIS [SIGNATURE]]\n" +
            indent + "[OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n" +
            indent + "[OPTIONS] patch BASIS [DELTA [NEWFILE]]\n" +
-           (prog == "rdelta" ? indent + "[OPTIONS] recover IMAGE\n" + indent + "info [--check] [--json] FILE\n" + indent +
+           (prog == "rdelta" ? indent + "[OPTIONS] recover IMAGE\n" + indent + "verify IMAGE\n" + indent + "info [--check] [--json] FILE\n" + indent +
                                   "benchmark [--json]\n"
                             : std::string());
 }

@@ -15,7 +15,7 @@
 
 namespace rdelta::cli {
 
-enum class action { none, signature, delta, patch, benchmark, recover, info };  // the last three: rdelta only
+enum class action { none, signature, delta, patch, benchmark, recover, info, verify };  // the last four: rdelta only
 /// --kernel-copy: when patch copies COPY runs file to file in the kernel.
 enum class copy_mode { automatic, always, never };
 

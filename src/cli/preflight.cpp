@@ -19,6 +19,7 @@ const char* action_name(action a) {
     case action::benchmark: return "benchmark";
     case action::recover: return "recover";
     case action::info: return "info";
+    case action::verify: return "verify";
     case action::none: break;
     }
     return "";
@@ -43,6 +44,7 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
                 {!req.new_signature.empty(), "--new-signature"}};
     case action::benchmark:
     case action::info:
+    case action::verify:
     case action::recover: return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
                                    {req.no_checksum, "--no-checksum"}, {!req.journal, "--no-journal"},
                                    {req.kernel_copy != copy_mode::automatic, "--kernel-copy"},

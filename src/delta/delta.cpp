@@ -37,7 +37,7 @@ public:
         }
         if (io.eof_in && !ended_) {
             writer_.end();
-            if (checksum_) sum_.write_trailer(out_.reserve(detail::trailer_size));
+            if (checksum_) sum_.write_trailer(out_.reserve(detail::chunk_trailer_size));
             ended_ = true;
         }
         stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
@@ -101,7 +101,7 @@ public:
             if (auto over = check_budget(); !over) return over.err();
             matcher_.flush();
             writer_.end();
-            if (checksum_) sum_.write_trailer(out_.reserve(detail::trailer_size));
+            if (checksum_) sum_.write_trailer(out_.reserve(detail::chunk_trailer_size));
             ended_ = true;
             carry_ = {};
         }
@@ -302,11 +302,7 @@ private:
         matcher_.rebase(start);
     }
 
-    void sum_zeros(std::uint64_t n) {
-        static constexpr std::uint8_t zeros[16384] = {};
-        for (; n > 0; n -= std::min<std::uint64_t>(n, sizeof zeros))
-            sum_.update(zeros, static_cast<std::size_t>(std::min<std::uint64_t>(n, sizeof zeros)));
-    }
+    void sum_zeros(std::uint64_t n) { sum_.update_zeros(n); }
 
     // Runs `work` (a job_status result) with the output queue handing its bytes to `sink`.
     template <class Work>

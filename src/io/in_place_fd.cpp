@@ -73,6 +73,12 @@ void in_place_fd::mark_journaled(const std::string& journal) {
 
 void in_place_fd::clear_journal_mark() { io_detail::clear_update_marker(fd_); }
 
+std::pair<std::int64_t, std::int64_t> in_place_fd::change_time() {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return {0, 0};
+    return {static_cast<std::int64_t>(st.st_ctim.tv_sec), static_cast<std::int64_t>(st.st_ctim.tv_nsec)};
+}
+
 result<void> in_place_fd::sync() {
     if (::fsync(fd_) != 0) return io_fail(name_, "fsync failed", errno);
     return {};

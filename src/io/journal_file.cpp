@@ -124,19 +124,9 @@ private:
     int fd_ = -1;
 };
 
-std::string journal_name(const std::string& base) {
-    std::string name = "." + base + ".rdelta-journal";
-    if (name.size() > NAME_MAX) {
-        char hex[17];
-        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(base.data(), base.size())));
-        name = ".rdelta-journal-" + std::string(hex);
-    }
-    return name;
-}
+std::string journal_name(const std::string& base) { return io_detail::beside_name(base, ".rdelta-journal"); }
 
-std::string joined(const std::string& folder, const std::string& name) {
-    return folder == "/" ? "/" + name : folder + "/" + name;
-}
+using io_detail::joined;
 
 }  // namespace
 

@@ -4,7 +4,10 @@
 #include "posix_util.hpp"
 #include "trusted_file.hpp"
 
+#include <xxhash.h>
+
 #include <climits>
+#include <cstdio>
 #include <deque>
 #include <utility>
 #include <vector>
@@ -80,6 +83,20 @@ walked_file& walked_file::operator=(walked_file&& o) noexcept {
 walked_file::~walked_file() {
     if (fd >= 0) ::close(fd);
     if (folder >= 0) ::close(folder);
+}
+
+std::string beside_name(const std::string& base, const std::string& suffix) {
+    std::string name = "." + base + suffix;
+    if (name.size() > NAME_MAX) {
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(base.data(), base.size())));
+        name = suffix + "-" + hex;
+    }
+    return name;
+}
+
+std::string joined(const std::string& folder, const std::string& name) {
+    return folder == "/" ? "/" + name : folder + "/" + name;
 }
 
 std::pair<std::string, std::string> split_path(const std::string& path) {

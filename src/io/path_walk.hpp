@@ -43,6 +43,14 @@ result<walked_file> open_walked(const std::string& path, int flags, const char* 
 /// errno set when it cannot be.
 int open_beside(int folder, const std::string& name, int flags, mode_t mode = 0);
 
+/// The name of the file rdelta keeps beside the file named `base`: "." + base +
+/// `suffix` (".rdelta-journal"), or, when that exceeds NAME_MAX, `suffix` + "-" and
+/// the 16 hex digits of the XXH3-64 of `base`.
+std::string beside_name(const std::string& base, const std::string& suffix);
+
+/// `name` in `folder` ("/" without a doubled slash).
+std::string joined(const std::string& folder, const std::string& name);
+
 /// The folder of an absolute or relative path and its last component.
 std::pair<std::string, std::string> split_path(const std::string& path);
 

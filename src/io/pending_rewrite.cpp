@@ -135,9 +135,7 @@ result<std::unique_ptr<staging_file>> open_staging(int folder, const std::string
 
 int open_folder(const std::string& folder) { return ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); }
 
-std::string joined(const std::string& folder, const std::string& name) {
-    return folder == "/" ? "/" + name : folder + "/" + name;
-}
+using io_detail::joined;
 
 // The staging file the image names on itself, else the one beside it, else the
 // one in $TMPDIR (or /tmp).

@@ -15,10 +15,12 @@
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
 #include "journal_writer.hpp"
+#include "output_hash.hpp"
 #include "write_batch.hpp"
 
 #include <rdelta/in_place.hpp>
 #include <rdelta/journal.hpp>
+#include <rdelta/manifest.hpp>
 
 #include <algorithm>
 #include <array>
@@ -173,13 +175,14 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
     if (sum)
         if (auto h = pending.hash(file, buf, *sum, options); !h) return std::move(h).err();
     res.delta_size = reader.consumed();
-    auto rest = reader.after_end(detail::trailer_size);
+    auto rest = reader.after_end(detail::max_trailer_size);
     if (!rest) return std::move(rest).err();
-    if (detail::is_trailer(rest->data(), rest->size())) res.trailer = std::move(*rest);
+    if (const auto size = detail::trailer_size_at(rest->data(), rest->size()); size != 0) {
+        rest->resize(size);
+        res.trailer = std::move(*rest);
+    }
     if (sum) {
-        std::uint8_t expected[detail::trailer_size];
-        sum->write_trailer(expected);
-        if (!std::equal(expected, expected + detail::trailer_size, res.trailer.begin()))
+        if (!sum->matches(res.trailer.data(), res.trailer.size()))
             return fail(errc::corrupt, options.delta_name + ": the output would not match the delta's checksum trailer: "
                                                             "wrong basis, damaged delta, or the delta was already applied");
         stats.checksum_verified = true;
@@ -294,17 +297,11 @@ public:
     }
     std::int64_t size_hint() const noexcept override { return in_.size_hint(); }
     const std::string& name() const noexcept override { return in_.name(); }
-    std::array<std::uint8_t, 16> digest() const noexcept {
-        std::uint8_t trailer[detail::trailer_size];
-        sum_.write_trailer(trailer);
-        std::array<std::uint8_t, 16> d{};
-        std::memcpy(d.data(), trailer + 12, d.size());
-        return d;
-    }
+    std::array<std::uint8_t, 16> digest() const noexcept { return sum_.digest(); }
 
 private:
     byte_source& in_;
-    detail::stream_checksum sum_;
+    detail::stream_checksum sum_{detail::stream_checksum::whole};
 };
 
 // A delta without trailer may be applied only where the file can remember it, and
@@ -331,9 +328,9 @@ result<std::vector<std::uint8_t>> find_trailer(byte_source& in) {
         if (!c) return std::move(c).err();
         if (c->kind == detail::cmd_kind::end) break;
     }
-    auto rest = reader.after_end(detail::trailer_size);
+    auto rest = reader.after_end(detail::max_trailer_size);
     if (!rest) return std::move(rest).err();
-    if (!detail::is_trailer(rest->data(), rest->size())) rest->clear();
+    rest->resize(detail::trailer_size_at(rest->data(), rest->size()));
     return rest;
 }
 
@@ -345,7 +342,7 @@ error explain_refusal(error e, const delta_opener& open, in_place_file& file, co
     auto in = open();
     if (!in) return e;
     auto trailer = find_trailer(**in);
-    if (!trailer || trailer->empty() || detail::get_be(trailer->data() + 4, 8) != file.size()) return e;
+    if (!trailer || trailer->empty() || detail::trailer_length(trailer->data()) != file.size()) return e;
     file_reader reader(file);
     if (!verify_trailer(*trailer, reader, file.size(), options.delta_name)) return e;
     return fail(errc::corrupt, options.delta_name + ": already applied: the file matches the delta's checksum trailer");
@@ -355,11 +352,31 @@ error explain_refusal(error e, const delta_opener& open, in_place_file& file, co
 
 namespace {
 
+// The manifest of the file as the patch left it, once committed: its change time
+// is taken after the last change the patch makes to it. A failure only costs the
+// next patch a whole read (the old manifest no longer matches the change time).
+bool publish_manifest(in_place_file& file, detail::manifest_stager& stager, const check_result& checked,
+                      const in_place_options& options) {
+    if (!stager.active()) return false;
+    detail::manifest_header h;
+    h.chunk_size = detail::trailer_chunk_size(checked.trailer.data());
+    h.length = checked.out_size;
+    std::tie(h.dev, h.ino) = file.identity();
+    std::tie(h.ctime_s, h.ctime_ns) = file.change_time();
+    std::copy_n(checked.trailer.begin() + 16, 16, h.root.begin());
+    if (h.ino == 0 || (h.ctime_s == 0 && h.ctime_ns == 0) || !stager.finish(h)) {
+        stager.discard();
+        return false;
+    }
+    return static_cast<bool>(options.manifest->publish());
+}
+
 // Pass 3 and the commit, once passes 1 and 2 accepted the delta. Every allocation
 // failure is caught here, after the objects that hold memory are gone, and rolls
 // back like any other error.
 result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options,
                                       const check_result& checked, const std::optional<std::array<std::uint8_t, 16>>& digest,
+                                      detail::manifest_stager& stager, const detail::output_hash_result& before,
                                       in_place_stats stats) {
     const patch_options& popt = options.patch;
     const std::uint64_t old_size = file.size(), new_size = checked.out_size;
@@ -381,7 +398,12 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
                 if (new_size > old_size)
                     if (auto r = file.resize(new_size); !r) return r;
                 if (auto s = file.sync(); !s) return s;
-                if (stats.has_trailer) {
+                if (detail::is_chunk_trailer(checked.trailer.data(), checked.trailer.size())) {
+                    auto v = detail::verify_after_writing(file, checked.trailer, old_size, new_size,
+                                                          options.manifest, before, popt);
+                    if (!v) return std::move(v).err();
+                    stats.verify_bytes_read += *v;
+                } else if (stats.has_trailer) {
                     file_reader reader(file);
                     if (auto v = verify_trailer(checked.trailer, reader, new_size, popt.delta_name); !v) return v;
                 }
@@ -408,6 +430,7 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
         }
     }();
     if (!written) {
+        stager.discard();
         if (!started && !options.journal) {
             file.clear_journal_mark();
             return std::move(written).err();
@@ -422,7 +445,11 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
     }
     file.clear_journal_mark();  // whole and synced: a journal only finishes the size now
     if (options.journal)
-        if (auto r = options.journal->remove(); !r) return std::move(r).err();
+        if (auto r = options.journal->remove(); !r) {
+            stager.discard();
+            return std::move(r).err();
+        }
+    stats.manifest_published = publish_manifest(file, stager, checked, options);
     return stats;
 }
 
@@ -441,10 +468,24 @@ result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place
     if (!checked) return explain_refusal(std::move(checked).err(), open, file, popt);
     stats.has_trailer = !checked->trailer.empty();
     std::optional<std::array<std::uint8_t, 16>> digest;
-    if (stats.has_trailer) {
+    const bool chunked = detail::is_chunk_trailer(checked->trailer.data(), checked->trailer.size());
+    detail::manifest_stager stager(chunked ? options.manifest : nullptr);
+    detail::output_hash_result before;
+    if (chunked) {
+        auto hashed = detail::verify_before_writing(open, file, checked->trailer, checked->out_size, options.manifest,
+                                                    stager, popt);
+        if (!hashed) {
+            stager.discard();
+            return std::move(hashed).err();
+        }
+        before = std::move(*hashed);
+        stats.verify_bytes_read = before.bytes_read;
+        stats.manifest_used = before.used_known;
+        stats.job.checksum_verified = true;
+    } else if (stats.has_trailer) {
         auto again = open();
         if (!again) return std::move(again).err();
-        detail::stream_checksum sum;
+        detail::stream_checksum sum(detail::stream_checksum::whole);  // a chunked trailer went above
         auto hashed_out = check(**again, file, popt, stats.job, &sum);
         if (!hashed_out) return std::move(hashed_out).err();
     } else {
@@ -452,7 +493,7 @@ result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place
         if (auto ok = check_not_applied(file, *digest, options, "the file"); !ok)
             return std::move(ok).err();
     }
-    return write_in_place(open, file, options, *checked, digest, std::move(stats));
+    return write_in_place(open, file, options, *checked, digest, stager, before, std::move(stats));
 }
 
 }  // namespace

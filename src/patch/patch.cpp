@@ -84,10 +84,11 @@ private:
             }
             case state::done: {
                 // Bytes after END are ignored, except rdelta's checksum trailer.
-                const std::size_t take = std::min(io.avail_in, detail::trailer_size - std::min(after_end_.size(), detail::trailer_size));
+                const std::size_t take =
+                    std::min(io.avail_in, detail::max_trailer_size - std::min(after_end_.size(), detail::max_trailer_size));
                 after_end_.insert(after_end_.end(), io.next_in, io.next_in + take);
                 consume(io, io.avail_in);
-                if (after_end_.size() < detail::trailer_size && !io.eof_in) return job_status::blocked;
+                if (after_end_.size() < detail::max_trailer_size && !io.eof_in) return job_status::blocked;
                 return job_status::done;
             }
             }
@@ -301,14 +302,12 @@ private:
         }
         const auto out_len = static_cast<std::uint64_t>(stats_.out_bytes);
         if (options_.take_trailer) {  // the caller hashes what it wrote
-            if (detail::get_be(after_end_.data() + 4, 8) != out_len)
+            if (detail::trailer_length(after_end_.data()) != out_len)
                 return error_at(errc::corrupt, detail::trailer_mismatch(out_len, after_end_.data()).c_str());
-            options_.take_trailer({after_end_.data(), detail::trailer_size});
+            options_.take_trailer({after_end_.data(), detail::trailer_size_at(after_end_.data(), after_end_.size())});
             return job_status::done;
         }
-        std::uint8_t expected[detail::trailer_size];
-        sum_.write_trailer(expected);
-        if (std::memcmp(expected, after_end_.data(), detail::trailer_size) != 0)
+        if (!sum_.matches(after_end_.data(), after_end_.size()))
             return error_at(errc::corrupt, detail::trailer_mismatch(sum_.length(), after_end_.data()).c_str());
         stats_.checksum_verified = true;
         return job_status::done;
@@ -326,7 +325,7 @@ private:
     bool direct_declined_ = false;                  // copy_direct took less of this COPY
     job_stats stats_;
     std::vector<std::uint8_t> after_end_;  // up to a trailer's worth of bytes after END
-    detail::stream_checksum sum_;
+    detail::stream_checksum sum_{detail::stream_checksum::both};  // the trailer's form is known at the end
 };
 
 }  // namespace

@@ -212,7 +212,7 @@ def check_extras(c, d, new, ref_delta):
     c.expect_ok("delta --checksum -i", ["-f", "delta", "--checksum", "-i", "ref.sig", "new", "ck.bz2"], d)
     c.check(tool("bzip2", ["-dc"], content(d / "ck.bz2")) == plain, "delta --checksum -i",
             "the trailer is not inside the compressed stream")
-    c.check(plain[:len(ref_delta)] == ref_delta and plain[len(ref_delta):len(ref_delta) + 4] == b"rdck",
+    c.check(plain[:len(ref_delta)] == ref_delta and plain[len(ref_delta):len(ref_delta) + 4] == b"rdcm",
             "delta --checksum -i", "uncompressed --checksum delta is not rdiff's delta plus a trailer")
     rc, _, err = c.run(["-f", "patch", "--verify", "basis", "ck.bz2", "out"], d)
     c.check(rc == 0 and b"verified" in err and content(d / "out") == new, "patch --verify of ck.bz2",

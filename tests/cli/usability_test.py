@@ -153,7 +153,7 @@ def checksum_cases(rdelta, rdiff):
     subprocess.run([rdelta, "signature", "a", "c.sig"], check=True)
     r = run(rdelta, "delta", "c.sig", "cb", "c.delta")
     made = open("c.delta", "rb").read() if r.returncode == 0 else b""
-    check(made[-28:-24] == b"rdck" and int.from_bytes(made[-24:-16], "big") == os.path.getsize("cb"),
+    check(made[-32:-28] == b"rdcm" and int.from_bytes(made[-28:-20], "big") == os.path.getsize("cb"),
           f"delta ends with the checksum trailer by default: {r.returncode} {r.stderr!r}")
     r = run(rdelta, "patch", "cw", "c.delta", "c.out")
     check(r.returncode == 106 and "c.delta" in r.stderr and "wrong basis" in r.stderr and not os.path.exists("c.out"),
@@ -170,7 +170,7 @@ def checksum_cases(rdelta, rdiff):
     subprocess.run([rdelta, "delta", "--no-checksum", "c.sig", "cb", "plain.delta"], check=True)
     subprocess.run([rdiff, "delta", "c.sig", "cb", "named.delta"], check=True)  # rdelta named rdiff
     plain, named = open("plain.delta", "rb").read(), open("named.delta", "rb").read()
-    check(plain == made[:-28] and named == plain, "--no-checksum and the name rdiff: the delta without its trailer")
+    check(plain == made[:-32] and named == plain, "--no-checksum and the name rdiff: the delta without its trailer")
     debian = shutil.which("rdiff")
     if not debian or os.path.realpath(debian) == os.path.realpath(rdelta):
         check(False, "Debian's rdiff is not installed (.ci/install-deps installs it)")

@@ -300,9 +300,8 @@ TEST_CASE("in place: runs of short COPYs that continue one another, with a trail
     delta.push_back(0);
     detail::stream_checksum sum;
     sum.update(next.data(), next.size());
-    std::uint8_t trailer[detail::trailer_size];
-    sum.write_trailer(trailer);
-    delta.insert(delta.end(), trailer, trailer + sizeof trailer);
+    std::uint8_t trailer[detail::max_trailer_size];
+    delta.insert(delta.end(), trailer, trailer + sum.write_trailer(trailer));
     memory_file file(basis);
     auto done = patch_in_place(delta, file);
     REQUIRE(done);

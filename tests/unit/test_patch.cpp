@@ -189,10 +189,10 @@ TEST_CASE("checksum trailer: written by delta, verified by patch") {
     auto checked = make_delta(*sig, next, 0, job_options{1, true});
     REQUIRE(plain.ok());
     REQUIRE(checked.ok());
-    // The same commands, then 28 bytes: "rdck", the length, the XXH3-128.
-    REQUIRE(checked->size() == plain->size() + 28);
+    // The same commands, then 32 bytes: "rdcm", the length, the chunk size, the root.
+    REQUIRE(checked->size() == plain->size() + 32);
     CHECK(std::equal(plain->begin(), plain->end(), checked->begin()));
-    CHECK(test::to_hex(checked->data() + plain->size(), 12) == "7264636b0000000000001388");
+    CHECK(test::to_hex(checked->data() + plain->size(), 12) == "7264636d0000000000001388");
 
     auto good = apply_patch(basis_bytes, *checked);
     REQUIRE(good.ok());
@@ -263,8 +263,8 @@ TEST_CASE("take_trailer: the caller checks its output with verify_trailer") {
     auto out = patch_taking_trailer(basis_bytes, *checked, trailer);
     REQUIRE(out.ok());
     CHECK(*out == next);
-    REQUIRE(trailer.size() == 28);
-    CHECK(std::equal(trailer.begin(), trailer.end(), checked->end() - 28));
+    REQUIRE(trailer.size() == 32);
+    CHECK(std::equal(trailer.begin(), trailer.end(), checked->end() - 32));
     memory_basis written(*out);
     CHECK(verify_trailer(trailer, written, out->size(), "d").ok());
     // An output whose final zeros are not written yet reads as zeros past its end.
@@ -282,7 +282,7 @@ TEST_CASE("take_trailer: the caller checks its output with verify_trailer") {
 
     // A length that differs is caught by the job itself; no trailer: nothing handed over.
     auto other_len = *checked;
-    other_len[other_len.size() - 17] ^= 1;  // last byte of the length field
+    other_len[other_len.size() - 21] ^= 1;  // last byte of the length field
     trailer.clear();
     auto wrong_len = patch_taking_trailer(basis_bytes, other_len, trailer);
     REQUIRE(!wrong_len.ok());
