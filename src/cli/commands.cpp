@@ -431,9 +431,6 @@ bool kernel_copy_pays(const request& req, const output_file& out) {
 }
 
 int patch_command(const request& req, const invocation& inv) {
-    if (req.compression != codec::none)
-        return report_usage(inv, std::string("--") + codec_name(req.compression) +
-                                     " compresses signature and delta output; patch finds a compressed delta by itself");
     if (req.in_place) return patch_in_place_command(req, inv);
     auto basis_in = input_file::open(file_arg(req, 0));
     if (!basis_in) return report_input(inv, req, 0, basis_in.err());

@@ -258,6 +258,41 @@ def main():
         check(r.returncode == 101 and f"{option} does not apply to {args[0]}" in r.stderr
               and not os.path.exists(args[-1]), f"{' '.join(args)}: exit {r.returncode}, {r.stderr!r}")
 
+    # The rest of the table's drift: info --verify and recover --max-output meant nothing.
+    for args, option, command in ((["info", "--verify", "a.sig"], "--verify", "info"),
+                                  (["recover", "--max-output=5", "a"], "--max-output", "recover"),
+                                  (["-j2", "patch", "a", "d", "o4"], "--threads", "patch")):
+        r = run(rdelta, *args)
+        check(r.returncode == 101 and f"{option} does not apply to {command} (only to " in r.stderr
+              and r.stdout == "", f"{' '.join(args)}: exit {r.returncode}, {r.stderr!r}")
+    # rdiff's options stay accepted by each of rdiff's commands under the name rdelta.
+    rdiff_opts = ["-s", "-H", "md4", "-R", "rollsum", "-b", "512", "-S", "8", "-I", "4096", "-O", "4096"]
+    subprocess.run([rdelta, *rdiff_opts, "signature", "a", "o.sig"], capture_output=True, check=True)
+    subprocess.run([rdelta, *rdiff_opts, "delta", "o.sig", "a", "o.delta"], capture_output=True, check=True)
+    r = run(rdelta, *rdiff_opts, "patch", "a", "o.delta", "o.out")
+    check(r.returncode == 0 and open("o.out", "rb").read() == open("a", "rb").read(),
+          f"rdiff's options with patch under the name rdelta: {r.returncode} {r.stderr!r}")
+
+    # `rdelta help` lists every command; `rdelta help COMMAND` that command's options.
+    r = run(rdelta, "help")
+    commands = r.stdout.split("\nCommands", 1)[-1].split("\n\n", 1)[0]
+    check(r.returncode == 0 and all(f"\n  {c} " in commands for c in
+                                    ("signature", "delta", "patch", "recover", "info", "benchmark")),
+          f"rdelta help lists every command: {r.returncode} {r.stdout[:600]!r}")
+    r = run(rdelta, "help", "patch")
+    check(r.returncode == 0 and "--verify" in r.stdout and "--in-place " in r.stdout and "--checksum" not in r.stdout
+          and "--check " not in r.stdout, f"rdelta help patch: {r.stdout!r}")
+    r = run(rdelta, "help", "nosuch")
+    check(r.returncode == 101 and "nosuch" in r.stderr, f"rdelta help nosuch: {r.returncode} {r.stderr!r}")
+    r = run(rdiff, "help")
+    check(r.returncode == 101 and r.stderr.startswith("rdiff: You must specify an action"), f"rdiff help: {r.stderr!r}")
+
+    # A compression level left apart from its option: say to attach it.
+    for args, attached in ((["-z", "9", "delta", "a.sig", "a", "z.delta"], "-z9"),
+                           (["delta", "--zstd", "19", "a.sig", "a", "z.delta"], "--zstd=19")):
+        r = run(rdelta, *args)
+        check(r.returncode == 101 and "attach the level" in r.stderr and f": {attached} " in r.stderr and not os.path.exists("z.delta"), f"{' '.join(args)}: {r.stderr!r}")
+
     r = run(rdelta, "--inplace", "patch", "a", "d")
     check(r.returncode == 101 and "did you mean --in-place?" in r.stderr, f"--inplace hint: {r.stderr!r}")
     r = run(rdiff, "--inplace", "patch", "a", "d")
