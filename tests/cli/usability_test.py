@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from tally import check, summary
 
@@ -200,6 +201,32 @@ def reporting_cases(rdelta, rdiff):
     r = run(rdelta, "--progress", "delta", "j.sig", "b", "p.delta")
     check(r.returncode == 0 and "delta: " in r.stderr and " in " in r.stderr and r.stderr.endswith("/s)\n"),
           f"a progress line ends with a summary line: {r.stderr!r}")
+    # Into a file or pipe (not a terminal): plain lines, no carriage return or escape
+    # sequence. Input arriving slowly would redraw a terminal's line.
+    p = subprocess.Popen([rdelta, "--progress", "signature", "-", "slow.sig"], stdin=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    for _ in range(3):
+        p.stdin.write(bytes(8 << 20))
+        p.stdin.flush()
+        time.sleep(0.35)
+    p.stdin.close()
+    err = p.stderr.read()
+    check(p.wait() == 0 and b"\r" not in err and b"\x1b" not in err and err.startswith(b"signature: ")
+          and err.endswith(b"/s)\n"), f"--progress into a pipe: plain lines only: {err!r}")
+    # patch: the summary line counts what the progress line counts (the delta read).
+    size = os.path.getsize("j.delta")
+    r = run(rdelta, "--progress", "patch", "a", "j.delta", "pj.out")
+    check(r.returncode == 0 and r.stderr.startswith(f"patch (delta): {size / 1024:.1f} KiB in ")
+          if size >= 1024 else r.stderr.startswith(f"patch (delta): {size} B in "),
+          f"patch's summary counts the delta ({size} bytes): {r.stderr!r}")
+    subprocess.run([rdelta, "delta", "--in-place-safe", "j.sig", "b", "ip.delta"], check=True)
+    with open("img", "wb") as f:
+        f.write(open("a", "rb").read())
+    size = os.path.getsize("ip.delta")
+    r = run(rdelta, "--progress", "patch", "--in-place", "img", "ip.delta")
+    want = f"{size / 1024:.1f} KiB" if size >= 1024 else f"{size} B"
+    check(r.returncode == 0 and r.stderr.startswith(f"patch --in-place (delta): {want} in "),
+          f"patch --in-place's summary counts the delta ({size} bytes): {r.stderr!r}")
     r = run(rdelta, "--progress", "-q", "delta", "j.sig", "b", "q.delta")
     check(r.returncode == 0 and r.stderr == "", f"-q silences progress and summary: {r.stderr!r}")
     subprocess.run([rdelta, "delta", "--in-place-safe", "--no-checksum", "j.sig", "b", "nock.delta"], check=True)
