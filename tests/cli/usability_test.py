@@ -136,6 +136,15 @@ def info_cases(rdelta, rdiff):
           and info.get("basis_bytes_needed") == 2**63 - 1, f"info on declared lengths past 2^64: {r.stdout!r} {r.stderr!r}")
     r = run(rdelta, "info", "--check", "a")
     check(r.returncode == 104 and "not a signature or a delta" in r.stderr, f"info on data: {r.returncode} {r.stderr!r}")
+    # --json: a failure is a JSON object too (on stdout, where the description goes).
+    for name, code in (("a", 104), ("cut.delta", 103), ("bad.delta", 106), ("no-such-file", 100)):
+        r = run(rdelta, "info", "--json", name)
+        try:
+            info = json.loads(r.stdout)
+        except ValueError:
+            info = {}
+        check(r.returncode == code and info.get("file") == name and info.get("exit_status") == code
+              and name in info.get("error", ""), f"info --json on {name}: {r.returncode} {r.stdout!r} {r.stderr!r}")
     r = run(rdiff, "info", "i.sig")
     check(r.returncode == 101, "rdiff has no info action")
     r = run(rdelta, "--check", "signature", "a", "x.sig")
