@@ -270,6 +270,16 @@ def reporting_cases(rdelta, rdiff):
     r = run(rdelta, "signature", "a", "a-folder")
     check(r.returncode == 100 and "Is a directory" in r.stderr and "--force" not in r.stderr,
           f"an output that is a folder says so, not 'use --force': {r.stderr!r}")
+    # ...for delta and patch too, with or without -f, and for a folder given as an input.
+    for args in (["delta", "j.sig", "b", "a-folder"], ["-f", "delta", "j.sig", "b", "a-folder"],
+                 ["patch", "a", "j.delta", "a-folder"], ["-f", "patch", "a", "j.delta", "a-folder"],
+                 ["signature", "a-folder", "never.sig"], ["delta", "a-folder", "b", "never.delta"],
+                 ["delta", "j.sig", "a-folder", "never.delta"], ["patch", "a-folder", "j.delta", "never.out"],
+                 ["patch", "a", "a-folder", "never.out"], ["patch", "--in-place", "a-folder", "j.delta"]):
+        r = run(rdelta, *args)
+        check(r.returncode == 100 and r.stderr.startswith("rdelta: a-folder: ") and "Is a directory" in r.stderr
+              and r.stderr.count("\n") == 1 and not os.path.exists(args[-1] if "never" in args[-1] else "never"),
+              f"{' '.join(args)}: a folder is called one: {r.returncode} {r.stderr!r}")
 
 
 def main():
