@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The man page documents every long option of --help and exactly the exit codes
+"""The man page documents every long option and every command of --help (and
+benchmark's shortest abbreviation as the CLI takes it), and exactly the exit codes
 the CLI can return (src/cli/exit_codes.hpp); the README's option table lists every
 rdelta option of --help and nothing --help does not know.
 Usage: man_check.py RDELTA MAN_PAGE EXIT_CODES_HPP README. Prints 'N passed, M failed'."""
@@ -20,12 +21,28 @@ def check(ok, what):
     else:
         failed += 1
         print("FAIL:", what)
+    return ok
 
 
 long_options = sorted(set(re.findall(r"(--[a-z][a-z-]*)", help_text)))
 check(len(long_options) >= 15, f"expected many long options in --help, got {long_options}")
 for opt in long_options:
     check(opt in man, f"{opt} is in --help but not in the man page")
+
+# Every command of `rdelta help` is described, and the shortest abbreviation the
+# man page gives for benchmark is the CLI's.
+description = man.split(".SH DESCRIPTION", 1)[1].split(".SH ", 1)[0]
+listed = re.findall(r"^  ([a-z]+) ", help_text.split("\nCommands", 1)[-1].split("\n\n", 1)[0], re.M)
+check(len(listed) >= 6, f"--help lists the commands: {listed}")
+for command in listed + ["help"]:
+    check(f"\\fB{command}\\fR" in description, f"the command {command} is not described in the man page")
+short = re.search(r"abbreviated, it needs at least \\fB(\w+)\\fR", description)
+if check(short is not None, "the man page says how far benchmark may be abbreviated"):
+    def help_status(word):
+        return subprocess.run([rdelta, "help", word], capture_output=True).returncode
+    prefix = short.group(1)
+    check(help_status(prefix) == 0 and help_status(prefix[:-1]) != 0,
+          f"benchmark's shortest abbreviation is {prefix!r} in the man page, not in the CLI")
 
 section = man.split(".SH EXIT STATUS", 1)[1].split(".SH ", 1)[0]
 documented = set(int(c) for c in re.findall(r"^\.B (\d+)$", section, re.M))

@@ -431,9 +431,6 @@ bool kernel_copy_pays(const request& req, const output_file& out) {
 }
 
 int patch_command(const request& req, const invocation& inv) {
-    if (req.compression != codec::none)
-        return report_usage(inv, std::string("--") + codec_name(req.compression) +
-                                     " compresses signature and delta output; patch finds a compressed delta by itself");
     if (req.in_place) return patch_in_place_command(req, inv);
     auto basis_in = input_file::open(file_arg(req, 0));
     if (!basis_in) return report_input(inv, req, 0, basis_in.err());
@@ -456,9 +453,9 @@ int patch_command(const request& req, const invocation& inv) {
     auto delta_in = decompressing_reader::open(*delta_file);  // the delta may be compressed
     if (!delta_in) return report(inv, delta_in.err());
     // Progress counts the delta read against its size when that is known (an
-    // uncompressed file), else the bytes written.
+    // uncompressed file), else the bytes written; the summary line counts the same.
     const bool by_delta = delta_in->size_hint() > 0;
-    auto meter = make_meter(req, inv, by_delta ? "patch" : "patch (output)", by_delta ? delta_in->size_hint() : -1);
+    auto meter = make_meter(req, inv, by_delta ? "patch (delta)" : "patch (output)", by_delta ? delta_in->size_hint() : -1);
     file_basis basis(*basis_in, file_basis::origin::file_start);  // rdiff seeks to absolute positions
     patch_options options;
     options.delta_name = delta_in->name();
@@ -507,7 +504,7 @@ int patch_command(const request& req, const invocation& inv) {
     if (req.verify && !req.quiet)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
                      inv.prog.c_str(), out->name().c_str(), j->stats().out_bytes);
-    meter->summary(j->stats().out_bytes);
+    meter->summary(by_delta ? j->stats().in_bytes : j->stats().out_bytes);
     stats.summary(j->stats().in_bytes);
     stats.json(j->stats());
     return exit_success;

@@ -109,7 +109,7 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     const bool show = !req.quiet && progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr);
     std::unique_ptr<progress_meter> meter;  // its total is known after the check pass
     options.progress = [&](std::uint64_t done, std::uint64_t total) {
-        if (!meter) meter = std::make_unique<progress_meter>(show, "patch --in-place", static_cast<std::int64_t>(total));
+        if (!meter) meter = std::make_unique<progress_meter>(show, "patch --in-place (delta)", static_cast<std::int64_t>(total));
         meter->update(static_cast<std::int64_t>(done));
     };
     // Test hooks (tests/cli/in_place_crash_test.py): small journal batches, so a
@@ -127,7 +127,8 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
         options.patch.delta_name = (*probe)->name();
     }
     auto done = patch_in_place(*opener, *image, options);
-    if (meter) done ? meter->summary(done->job.out_bytes) : meter->finish();
+    // The summary counts what the progress line counted: the delta read.
+    if (meter) done ? meter->summary(done->job.in_bytes) : meter->finish();
     if (!done) return report(inv, done.err());
     if (!done->has_trailer && !req.quiet)
         std::fprintf(stderr, "%s: warning: %s has no checksum trailer: the patched %s cannot be verified\n",

@@ -163,8 +163,14 @@ int print_delta(const request& req, const std::string& name, const delta_summary
     return 0;
 }
 
-int report(const invocation& inv, const error& e) {
-    std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
+// The failure; with --json (and not --check) as a JSON object on standard output,
+// where the description would have been, so a script reads one object either way.
+int report(const request& req, const invocation& inv, const error& e) {
+    if (req.json && !req.check)
+        std::printf("{\"file\": \"%s\", \"error\": \"%s\", \"exit_status\": %d}\n", json_text(req.files[0]).c_str(),
+                    json_text(e.message).c_str(), exit_code(e.code));
+    else
+        std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
     return exit_code(e.code);
 }
 
@@ -172,30 +178,31 @@ int report(const invocation& inv, const error& e) {
 
 int info_command(const request& req, const invocation& inv) {
     if (req.files.size() != 1) return report_usage(inv, "info takes one file: a signature or a delta");
+    const auto report = [&](const error& e) { return cli::report(req, inv, e); };
     auto file = input_file::open(req.files[0]);
-    if (!file) return report(inv, file.err());
+    if (!file) return report(file.err());
     auto in = decompressing_reader::open(*file);
-    if (!in) return report(inv, in.err());
+    if (!in) return report(in.err());
     std::vector<std::uint8_t> head(4);
     auto got = in->read_full(head.data(), head.size());
-    if (!got) return report(inv, got.err());
+    if (!got) return report(got.err());
     head.resize(*got);
-    if (head.size() < 4) return report(inv, fail(errc::input_ended, in->name() + ": too short for a signature or a delta"));
+    if (head.size() < 4) return report(fail(errc::input_ended, in->name() + ": too short for a signature or a delta"));
     const std::uint32_t magic = detail::get_be32(head.data());
     replaying_source whole(*in, head);
     if (magic == static_cast<std::uint32_t>(magic::delta)) {
         auto summary = read_delta(whole);
-        if (!summary) return report(inv, summary.err());
+        if (!summary) return report(summary.err());
         return print_delta(req, in->name(), *summary, in->kind());
     }
     if (!format_of_magic(magic)) {
         char text[96];
         std::snprintf(text, sizeof text, ": not a signature or a delta (it starts with 0x%08x)", magic);
-        return report(inv, fail(errc::bad_magic, in->name() + text));
+        return report(fail(errc::bad_magic, in->name() + text));
     }
     signature sig{sig_params{}};
     auto loader = make_loadsig_job(&sig, in->name());
-    if (auto loaded = drive_job(*loader, whole, {}); !loaded) return report(inv, loaded.err());
+    if (auto loaded = drive_job(*loader, whole, {}); !loaded) return report(loaded.err());
     return print_signature(req, in->name(), sig, in->kind());
 }
 

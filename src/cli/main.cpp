@@ -48,7 +48,10 @@ int main(int argc, char** argv) {
         }
         const request& req = std::get<request>(parsed);
         warn_trace(req.verbose_count);
-        if (req.show_help) return std::fputs(help_text(inv.as_rdiff).c_str(), stdout), 0;
+        if (req.show_help) {
+            const std::string text = req.help_topic == action::none ? help_text(inv.as_rdiff) : command_help(req.help_topic);
+            return std::fputs(text.c_str(), stdout), 0;
+        }
         if (!inv.as_rdiff)
             if (auto problem = bad_force_isa()) return report_usage(inv, *problem);
         if (req.show_version) return std::fputs(version_text(inv.as_rdiff).c_str(), stdout), 0;

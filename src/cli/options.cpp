@@ -18,12 +18,15 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <unistd.h>
 
 namespace rdelta::cli {
 namespace {
@@ -55,62 +58,102 @@ std::string level_help(codec c) {
            " (default " + std::to_string(default_level(c)) + ")";
 }
 
+// The commands each option applies to, under the name rdelta. Under the name rdiff
+// every rdiff option is accepted by every command, as rdiff does; rdelta keeps that
+// for signature, delta and patch, so a script written for rdiff runs unchanged.
+constexpr command_set sig = command_bit(action::signature), dlt = command_bit(action::delta),
+                      pat = command_bit(action::patch), bench = command_bit(action::benchmark),
+                      inf = command_bit(action::info), rec = command_bit(action::recover),
+                      ver = command_bit(action::verify);
+constexpr command_set rdiff_commands = sig | dlt | pat;
+constexpr command_set every_command = rdiff_commands | bench | inf | rec | ver;
+
 struct option_table {
     po::options_description general, signature, delta, io, extensions, hidden, all;
     po::options_description rdiff_all;  ///< without the extensions: Debian rdiff's options
+    std::map<std::string, command_set, std::less<>> commands;  ///< by long name (or "-h")
     option_table();
 };
 
+/// Adds rows to one section: name, the commands it applies to, value, help.
+class rows {
+public:
+    rows(po::options_description& section, std::map<std::string, command_set, std::less<>>& commands)
+        : add_(section.add_options()), commands_(commands) {}
+    rows& operator()(const char* name, command_set applies_to, const char* help) {
+        add_(name, help);
+        return record(name, applies_to);
+    }
+    rows& operator()(const char* name, command_set applies_to, const po::value_semantic* value, const char* help) {
+        add_(name, value, help);
+        return record(name, applies_to);
+    }
+
+private:
+    rows& record(const char* name, command_set applies_to) {
+        const std::string_view n(name);
+        // ",h" (no long name) is known by "-h"; appended: `"-" + std::string` trips GCC 12's -Wrestrict.
+        std::string key = n.starts_with(',') ? "-" : "";
+        key.append(n.starts_with(',') ? n.substr(1) : n.substr(0, n.find(',')));
+        commands_[key] = applies_to;
+        return *this;
+    }
+    po::options_description_easy_init add_;
+    std::map<std::string, command_set, std::less<>>& commands_;
+};
+
 option_table::option_table() {
-    general.add_options()
-        ("verbose,v", "Trace internal processing")
-        ("version,V", "Show program version")
-        ("help,?", "Show this help message")
-        ("statistics,s", "Show performance statistics")
-        ("force,f", "Force overwriting existing files");
-    signature.add_options()
-        ("hash,H", arg("ALG"), "Hash algorithm: blake2 (default), md4")
-        ("rollsum,R", arg("ALG"), "Rollsum algorithm: rabinkarp (default), rollsum");
-    delta.add_options()
-        ("block-size,b", arg("BYTES"), "Signature block size, 0 (default) for recommended")
-        ("sum-size,S", arg("BYTES"), "Signature strength, 0 (default) for max, -1 for min");
-    io.add_options()
-        ("input-size,I", arg("BYTES"), "Input buffer size")
-        ("output-size,O", arg("BYTES"), "Output buffer size");
-    extensions.add_options()
-        ("threads,j", arg("N"), "Worker threads, 0 (default) for all cores")
-        ("max-output", arg("BYTES"), "patch: fail (status 102) rather than write more than this")
-        ("max-strong-work", arg("FACTOR"),
+    const std::string gzip_help = level_help(codec::gzip), bzip2_help = level_help(codec::bzip2),
+                      zstd_help = level_help(codec::zstd);
+    rows(general, commands)
+        ("verbose,v", rdiff_commands, "Trace internal processing")
+        ("version,V", every_command, "Show program version")
+        ("help,?", every_command, "Show this help message")
+        ("statistics,s", rdiff_commands, "Show performance statistics")
+        ("force,f", rdiff_commands, "Force overwriting existing files");
+    rows(signature, commands)
+        ("hash,H", rdiff_commands, arg("ALG"), "Hash algorithm: blake2 (default), md4")
+        ("rollsum,R", rdiff_commands, arg("ALG"), "Rollsum algorithm: rabinkarp (default), rollsum");
+    rows(delta, commands)
+        ("block-size,b", rdiff_commands, arg("BYTES"), "Signature block size, 0 (default) for recommended")
+        ("sum-size,S", rdiff_commands, arg("BYTES"), "Signature strength, 0 (default) for max, -1 for min");
+    rows(io, commands)
+        ("input-size,I", rdiff_commands, arg("BYTES"), "Input buffer size")
+        ("output-size,O", rdiff_commands, arg("BYTES"), "Output buffer size");
+    rows(extensions, commands)
+        ("threads,j", sig | dlt, arg("N"), "signature, delta: worker threads, 0 (default) for all cores")
+        ("max-output", pat, arg("BYTES"), "patch: fail (status 102) rather than write more than this")
+        ("max-strong-work", dlt, arg("FACTOR"),
          "delta: fail (status 102) once strong hashing exceeds FACTOR (default 256, 0 = no limit) plus "
          "twice the basis size / 2^32, times the input size, plus a constant")
-        ("progress", "Show a progress line on stderr (default: on a terminal)")
-        ("no-progress", "Do not show progress")
-        ("nocache", "Do not keep file data in the page cache")
-        ("no-sparse", "patch: write zero runs as data, not as holes")
-        ("kernel-copy", arg("WHEN"),
+        ("progress", rdiff_commands, "Show a progress line on stderr (default: on a terminal)")
+        ("no-progress", rdiff_commands, "Do not show progress")
+        ("nocache", rdiff_commands, "Do not keep file data in the page cache")
+        ("no-sparse", pat, "patch: write zero runs as data, not as holes")
+        ("kernel-copy", pat, arg("WHEN"),
          "patch: copy long COPYs file to file with copy_file_range: auto (default: where the filesystem "
          "shares extents, e.g. XFS, btrfs, NFS), always, never")
-        ("fsync", "Flush each file output to disk before publishing it (durable against power loss)")
-        ("no-fsync", "Publish outputs without flushing them to disk (the default)")
-        ("checksum", "delta: append the new file's length and XXH3-128 after END (the default)")
-        ("verify", "patch: require the checksum trailer, check it and report")
-        ("in-place", "patch BASIS [DELTA]: update BASIS itself, writing only what changes")
-        ("in-place-safe", "delta: only copies that patch --in-place can apply (no data moved back)")
-        ("no-checksum", "delta: no checksum trailer: rdiff's exact bytes (patch cannot detect a wrong basis)")
-        ("no-journal", "patch --in-place: no undo journal (faster, but an interruption damages BASIS)")
-        ("new-signature", arg("FILE"),
+        ("fsync", rdiff_commands, "Flush each file output to disk before publishing it (durable against power loss)")
+        ("no-fsync", rdiff_commands, "Publish outputs without flushing them to disk (the default)")
+        ("checksum", dlt, "delta: append the new file's length and XXH3-128 after END (the default)")
+        ("verify", pat, "patch: require the checksum trailer, check it and report")
+        ("in-place", pat, "patch BASIS [DELTA]: update BASIS itself, writing only what changes")
+        ("in-place-safe", dlt, "delta: only copies that patch --in-place can apply (no data moved back)")
+        ("no-checksum", dlt, "delta: no checksum trailer: rdiff's exact bytes (patch cannot detect a wrong basis)")
+        ("no-journal", pat, "patch --in-place: no undo journal (faster, but an interruption damages BASIS)")
+        ("new-signature", dlt, arg("FILE"),
          "delta: also write the new file's signature to FILE, from the same read, with SIGNATURE's parameters")
-        ("gzip,z", level_arg(), level_help(codec::gzip).c_str())
-        ("bzip2,i", level_arg(), level_help(codec::bzip2).c_str())
-        ("zstd", level_arg(), level_help(codec::zstd).c_str())
-        ("ultra", "zstd: allow levels 20 to 22 (much more memory)")
-        ("json", "signature, delta, patch: statistics as JSON on stderr; benchmark, info: print JSON")
-        ("quiet,q", "No progress line, summary or warnings")
-        ("check", "info: only validate the file (exit status and one line)");
+        ("gzip,z", sig | dlt, level_arg(), gzip_help.c_str())
+        ("bzip2,i", sig | dlt, level_arg(), bzip2_help.c_str())
+        ("zstd", sig | dlt, level_arg(), zstd_help.c_str())
+        ("ultra", sig | dlt, "signature, delta: allow zstd levels 20 to 22 (much more memory)")
+        ("json", rdiff_commands | bench | inf | ver, "signature, delta, patch: statistics as JSON on stderr; benchmark, info, verify: print JSON")
+        ("quiet,q", rdiff_commands | ver, "signature, delta, patch, verify: no progress line, summary or warnings")
+        ("check", inf, "info: only validate the file (exit status and one line)");
     // Accepted but not listed, as in rdiff.
-    hidden.add_options()
-        (",h", "Show this help message")
-        ("stats", "Show performance statistics");
+    rows(hidden, commands)
+        (",h", every_command, "Show this help message")
+        ("stats", rdiff_commands, "Show performance statistics");
     for (const auto* d : {&general, &signature, &delta, &io, &extensions, &hidden}) all.add(*d);
     for (const auto* d : {&general, &signature, &delta, &io, &hidden}) rdiff_all.add(*d);
 }
@@ -280,11 +323,15 @@ private:
     flow apply_compression(codec c, const po::option& o, const step& s);
     flow fail(std::string message);
     void resolve_action();
+    void check_options_apply();
+    bool level_left_apart(std::span<const std::string> args, std::size_t next);
 
     bool as_rdiff_;
     request req_;
     std::optional<usage_error> error_;
     std::vector<std::string> positionals_;
+    std::vector<std::string> given_;           ///< the options' keys, in order
+    std::optional<std::string> bare_level_;    ///< the element of a compression option without its level, just applied
 };
 
 flow command_line::fail(std::string message) {
@@ -313,6 +360,7 @@ bool is_glued_equals(const po::option& o) {
 }
 
 flow command_line::apply(const step& s) {
+    bare_level_.reset();
     if (s.error) return fail(*s.error);
     for (std::size_t k = 0; k < s.options.size(); ++k) {
         const bool last = k + 1 == s.options.size();
@@ -328,9 +376,11 @@ flow command_line::apply_option(const po::option& o, const step& s) {
     const std::string& key = o.string_key;
     if (key.empty()) {  // a positional
         positionals_.push_back(o.value.front());
-    } else if (o.unregistered) {
-        return fail(std::string(unknown_option) + s.named);
-    } else if (key == "help" || key == "-h") {
+        return flow::go_on;
+    }
+    if (o.unregistered) return fail(std::string(unknown_option) + s.named);
+    given_.push_back(key);
+    if (key == "help" || key == "-h") {
         req_.show_help = true;
         return flow::stop;
     } else if (key == "version") {
@@ -389,7 +439,10 @@ flow command_line::apply_compression(codec c, const po::option& o, const step& s
     if (as_rdiff_) return fail(std::string(unknown_option) + s.named);  // Debian's rdiff has none of them
     req_.compression = c;
     req_.compression_level = default_level(c);
-    if (o.value.empty()) return flow::go_on;
+    if (o.value.empty()) {
+        bare_level_ = s.named;
+        return flow::go_on;
+    }
     std::int64_t level = 0;
     const number_status status = parse_number(option_value(o, s), int_limits::min(), int_limits::max(), level);
     if (status == number_status::invalid) return fail(std::string(bad_number) + s.named);
@@ -442,6 +495,18 @@ action match_action(std::string_view word, bool as_rdiff) {
 
 /// After the options: the action, and the one file delta and patch cannot do without.
 void command_line::resolve_action() {
+    if (!as_rdiff_ && !positionals_.empty() && positionals_.front() == "help") {  // rdelta help [COMMAND]
+        req_.show_help = true;
+        if (positionals_.size() > 2) {
+            fail("help takes one command at most");
+        } else if (positionals_.size() == 2) {
+            const std::string& topic = positionals_[1];
+            req_.help_topic = topic.empty() ? action::none : match_action(topic, false);
+            if (req_.help_topic == action::none)
+                fail("help: no command '" + topic + "' (signature, delta, patch, recover, verify, info, benchmark)");
+        }
+        return;
+    }
     req_.act = positionals_.empty() ? action::none : match_action(positionals_.front(), as_rdiff_);
     if (req_.act == action::none) {
         fail("You must specify an action: `signature', `delta', or `patch'.");
@@ -456,12 +521,49 @@ void command_line::resolve_action() {
     if (req_.act == action::info && req_.files.empty()) fail("Usage for info: " + prog + " info [--check] [--json] FILE");
     if (req_.act == action::recover && req_.files.empty()) fail("Usage for recover: " + prog + " recover IMAGE");
     if (req_.act == action::verify && req_.files.size() != 1) fail("Usage for verify: " + prog + " verify IMAGE");
+    if (!as_rdiff_ && !error_) check_options_apply();
+}
+
+/// Under the name rdelta, an option that means nothing for the command is a usage
+/// error naming the command and those it is for (each option's row says which).
+void command_line::check_options_apply() {
+    for (const std::string& key : given_) {
+        const command_set applies_to = option_commands(key);
+        if (applies_to & command_bit(req_.act)) continue;
+        std::string commands;
+        for (const action a : {action::signature, action::delta, action::patch, action::recover, action::verify, action::info,
+                               action::benchmark})
+            if (applies_to & command_bit(a)) commands.append(commands.empty() ? "" : ", ").append(action_name(a));
+        const std::string name = key.starts_with('-') ? key : "--" + key;
+        const bool compression = compression_option(key) != codec::none || key == "ultra";
+        fail(name + " does not apply to " + action_name(req_.act) + " (only to " + commands + ")" +
+             (compression && req_.act == action::patch ? "; patch finds a compressed delta by itself" : ""));
+        return;
+    }
+}
+
+/// `-z 9`: a level left apart from its option (-z, -i, --gzip, --bzip2, --zstd take
+/// it attached only) would be taken for the command or a file name. A number there
+/// is refused when it cannot be the file meant: no command yet, or no such file.
+bool command_line::level_left_apart(std::span<const std::string> args, std::size_t next) {
+    if (!bare_level_ || next >= args.size()) return false;
+    const std::string& word = args[next];
+    if (word.empty() || word.size() > 2 || !std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return false;
+    if (!positionals_.empty() && access(word.c_str(), F_OK) == 0) return false;
+    const std::string& option = *bare_level_;
+    const std::string attached = option.starts_with("--") ? option + "=" + word : option + word;
+    fail("attach the level to " + option + ": " + attached + " (a separate " + word +
+         " would be taken for the command or a file name)");
+    return true;
 }
 
 std::variant<request, usage_error> command_line::parse(std::span<const std::string> args) {
     try {
-        for (std::size_t i = 0; i < args.size();)
+        for (std::size_t i = 0; i < args.size();) {
             if (apply(take_step(args, i, accepted(as_rdiff_))) == flow::stop) break;
+            if (level_left_apart(args, i)) break;
+        }
     } catch (const std::exception& e) {  // not expected: every known Boost error is handled
         fail(e.what());
     }
@@ -492,14 +594,31 @@ std::string help_section(const char* title, const po::options_description& optio
     return text;
 }
 
+/// rdelta's commands, one line each, in the order of the usage lines.
+struct command_line_help {
+    action command;
+    const char* usage;  ///< after "Usage: rdelta "
+    const char* what;
+};
+constexpr command_line_help command_lines[] = {
+    {action::signature, "[OPTIONS] signature [BASIS [SIGNATURE]]", "write the signature of BASIS"},
+    {action::delta, "[OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]", "write the delta from SIGNATURE's file to NEWFILE"},
+    {action::patch, "[OPTIONS] patch BASIS [DELTA [NEWFILE]]", "apply DELTA to BASIS"},
+    {action::recover, "recover IMAGE", "finish or roll back an interrupted in-place patch of IMAGE"},
+    {action::verify, "verify IMAGE", "compare IMAGE with the manifest its last in-place patch left"},
+    {action::info, "info [--check] [--json] FILE", "describe and check a signature or a delta"},
+    {action::benchmark, "benchmark [--json]", "measure the checksum kernels, signature, delta and patch"},
+};
+
 std::string usage_lines(const std::string& prog) {
     const std::string indent(std::string_view("Usage: ").size() + prog.size() + 1, ' ');
-    return "Usage: " + prog + " [OPTIONS] signature [BASIS [SIGNATURE]]\n" +
-           indent + "[OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n" +
-           indent + "[OPTIONS] patch BASIS [DELTA [NEWFILE]]\n" +
-           (prog == "rdelta" ? indent + "[OPTIONS] recover IMAGE\n" + indent + "verify IMAGE\n" + indent + "info [--check] [--json] FILE\n" + indent +
-                                  "benchmark [--json]\n"
-                            : std::string());
+    std::string text = "Usage: " + prog + " ";
+    for (const auto& c : command_lines) {
+        if (prog == "rdiff" && c.command != action::signature && c.command != action::delta && c.command != action::patch)
+            break;
+        text += (c.command == action::signature ? "" : indent) + c.usage + "\n";
+    }
+    return text;
 }
 
 constexpr std::string_view version_body =
@@ -520,9 +639,53 @@ std::variant<request, usage_error> parse_command_line(int argc, const char* cons
     return command_line(as_rdiff).parse(args);
 }
 
+const char* action_name(action a) {
+    switch (a) {
+    case action::signature: return "signature";
+    case action::delta: return "delta";
+    case action::patch: return "patch";
+    case action::benchmark: return "benchmark";
+    case action::recover: return "recover";
+    case action::info: return "info";
+    case action::verify: return "verify";
+    case action::none: break;
+    }
+    return "";
+}
+
+command_set option_commands(const std::string& name) {
+    const auto& commands = table().commands;
+    const auto found = commands.find(name);
+    return found == commands.end() ? 0 : found->second;
+}
+
+std::string command_help(action command) {
+    std::string text;
+    for (const auto& c : command_lines)
+        if (c.command == command) {
+            text = std::string("Usage: rdelta ") + c.usage + "\n\n" + c.what + ".\n\n";
+            text[text.find("\n\n") + 2] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.what[0])));
+        }
+    text += std::string("Options for ") + action_name(command) + ":\n";
+    const option_table& t = table();
+    for (const auto* section : {&t.general, &t.signature, &t.delta, &t.io, &t.extensions})
+        for (const auto& d : section->options())
+            if (option_commands(d->long_name()) & command_bit(command)) text += help_line(*d);
+    return text;
+}
+
 std::string help_text(bool as_rdiff) {
     const option_table& t = table();
     std::string text = usage_lines(as_rdiff ? "rdiff" : "rdelta") + "\n";
+    if (!as_rdiff) {
+        text += "Commands (`rdelta help COMMAND' lists the options of one):\n";
+        for (const auto& c : command_lines) {
+            std::string line = std::string("  ") + action_name(c.command);
+            line.resize(std::max<std::size_t>(14, line.size() + 1), ' ');
+            text += line + c.what + "\n";
+        }
+        text += "\n";
+    }
     text += help_section("Options:", t.general);
     text += help_section("Signature generation options:", t.signature);
     text += help_section("Delta-encoding options:", t.delta);

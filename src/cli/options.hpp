@@ -16,6 +16,10 @@
 namespace rdelta::cli {
 
 enum class action { none, signature, delta, patch, benchmark, recover, info, verify };  // the last four: rdelta only
+/// The commands an option applies to: one bit per action (command_bit).
+using command_set = unsigned;
+constexpr command_set command_bit(action a) { return 1u << static_cast<unsigned>(a); }
+
 /// --kernel-copy: when patch copies COPY runs file to file in the kernel.
 enum class copy_mode { automatic, always, never };
 
@@ -23,7 +27,8 @@ enum class copy_mode { automatic, always, never };
 /// beyond being integers in rdiff's `int` range); names of hash/rollsum are raw
 /// strings, validated by the command (rdiff validates them after opening files).
 struct request {
-    bool show_help = false;      ///< -?, -h, --help reached (stop: print help, exit 0)
+    bool show_help = false;      ///< -?, -h, --help reached, or `rdelta help` (stop: print help, exit 0)
+    action help_topic = action::none;  ///< `rdelta help COMMAND`: that command's usage and options
     bool show_version = false;   ///< -V, --version reached (stop: print version, exit 0)
     action act = action::none;
     bool verbose = false;        ///< -v
@@ -77,6 +82,16 @@ std::variant<request, usage_error> parse_command_line(int argc, const char* cons
 
 /// The --help text. For rdiff it is byte-identical to Debian rdiff 2.3.2's.
 std::string help_text(bool as_rdiff);
+
+/// `rdelta help COMMAND`: the command's usage and the options that apply to it.
+std::string command_help(action command);
+
+/// The command's name as typed in full ("signature", "recover", ...).
+const char* action_name(action a);
+
+/// The commands the option called --NAME (its long name, without dashes) applies to
+/// under the name rdelta; 0 for a name that is not an option.
+command_set option_commands(const std::string& name);
 
 /// The --version text (rdiff's shape, naming rdelta when not invoked as rdiff).
 std::string version_text(bool as_rdiff);

@@ -5,66 +5,15 @@
 #include <cstring>
 #include <unistd.h>
 #include <utility>
-#include <vector>
 
 namespace rdelta::cli {
 
-namespace {
-
-const char* action_name(action a) {
-    switch (a) {
-    case action::signature: return "signature";
-    case action::delta: return "delta";
-    case action::patch: return "patch";
-    case action::benchmark: return "benchmark";
-    case action::recover: return "recover";
-    case action::info: return "info";
-    case action::verify: return "verify";
-    case action::none: break;
-    }
-    return "";
-}
-
-// (given, option, the command it belongs to)
-std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req) {
-    switch (req.act) {
-    case action::signature:
-        return {{req.checksum, "--checksum"},   {req.verify, "--verify"},          {req.in_place, "--in-place"},
-                {req.in_place_safe, "--in-place-safe"}, {req.max_output != 0, "--max-output"},
-                {!req.sparse, "--no-sparse"}, {req.no_checksum, "--no-checksum"},
-                {!req.journal, "--no-journal"}, {req.kernel_copy != copy_mode::automatic, "--kernel-copy"},
-                {!req.new_signature.empty(), "--new-signature"}};
-    case action::delta:
-        return {{req.verify, "--verify"}, {req.in_place, "--in-place"}, {req.max_output != 0, "--max-output"},
-                {!req.sparse, "--no-sparse"}, {!req.journal, "--no-journal"},
-                {req.kernel_copy != copy_mode::automatic, "--kernel-copy"}};
-    case action::patch:
-        return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
-                {req.no_checksum, "--no-checksum"}, {!req.journal && !req.in_place, "--no-journal without --in-place"},
-                {!req.new_signature.empty(), "--new-signature"}};
-    case action::benchmark:
-    case action::info:
-    case action::verify:
-    case action::recover: return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
-                                   {req.no_checksum, "--no-checksum"}, {!req.journal, "--no-journal"},
-                                   {req.kernel_copy != copy_mode::automatic, "--kernel-copy"},
-                                   {!req.new_signature.empty(), "--new-signature"}};
-    case action::none: break;
-    }
-    return {};
-}
-
-}  // namespace
-
 std::optional<std::string> misapplied_option(const request& req) {
-    if (req.max_strong_work >= 0 && req.act != action::delta)
-        return std::string("--max-strong-work does not apply to ") + action_name(req.act);
-    if (req.check && req.act != action::info) return std::string("--check does not apply to ") + action_name(req.act);
+    // Which commands each option applies to is checked while parsing (options.cpp).
     if (req.compression == codec::zstd && req.compression_level > 19 && !req.ultra)
         return "zstd levels above 19 need --ultra (they use much more memory)";
     if (req.checksum && req.no_checksum) return "--checksum and --no-checksum contradict each other";
-    for (const auto& [given, name] : options_foreign_to(req))
-        if (given) return std::string(name) + " does not apply to " + action_name(req.act);
+    if (!req.journal && !req.in_place) return "--no-journal applies to patch --in-place only";
     return std::nullopt;
 }
 

@@ -1,7 +1,8 @@
 // preflight.hpp - checks of a parsed command line that rdiff does not make, run
-// before any file is opened (under the name rdelta only): options that do not
-// apply to the command, binary output to a terminal, an unknown RDELTA_FORCE_ISA,
-// and hints for rsync's spellings of our options.
+// before any file is opened (under the name rdelta only): options that contradict
+// each other, binary output to a terminal, an unknown RDELTA_FORCE_ISA, and hints
+// for rsync's spellings of our options. (An option given to a command it does not
+// apply to is refused while parsing: each option's row names its commands.)
 #pragma once
 
 #include "options.hpp"

@@ -26,7 +26,7 @@ bool progress_wanted(bool as_rdiff, const bool* forced) {
 }
 
 progress_meter::progress_meter(bool enabled, std::string label, std::int64_t total)
-    : enabled_(enabled), shown_(enabled), label_(std::move(label)), total_(total),
+    : enabled_(enabled), shown_(enabled), terminal_(isatty(STDERR_FILENO) == 1), label_(std::move(label)), total_(total),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 progress_meter::~progress_meter() { finish(); }
@@ -34,14 +34,15 @@ progress_meter::~progress_meter() { finish(); }
 void progress_meter::update(std::int64_t done) {
     if (!enabled_) return;
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(250)) return;
+    // A terminal's line is redrawn in place; a file or pipe gets a plain line now and then.
+    if (now - last_ < (terminal_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(10000))) return;
     last_ = now;
     draw(done, std::chrono::duration<double>(now - start_).count());
 }
 
 void progress_meter::draw(std::int64_t done, double elapsed) {
     const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0;
-    std::string line = "\r" + label_ + ": " + human_bytes(static_cast<double>(done));
+    std::string line = (terminal_ ? "\r" : "") + label_ + ": " + human_bytes(static_cast<double>(done));
     if (total_ > 0) {
         char pct[16];
         std::snprintf(pct, sizeof pct, " (%d%%)", static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total_)));
@@ -54,10 +55,10 @@ void progress_meter::draw(std::int64_t done, double elapsed) {
         std::snprintf(eta, sizeof eta, ", %ld:%02ld left", left / 60, left % 60);
         line += eta;
     }
-    line += "\033[K";
+    line += terminal_ ? "\033[K" : "\n";
     std::fputs(line.c_str(), stderr);
     std::fflush(stderr);
-    drawn_ = true;
+    drawn_ = terminal_;  // only a terminal's line is erased at the end
 }
 
 void progress_meter::summary(std::int64_t done) {

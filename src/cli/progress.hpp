@@ -1,5 +1,7 @@
 // progress.hpp - a progress line on stderr for long runs: bytes done, total when
-// known, rate and time left. Redrawn at most four times a second, erased at the end.
+// known, rate and time left. On a terminal it is redrawn in place at most four times
+// a second and erased at the end; into a file or a pipe it is a plain line (no
+// carriage return, no escape sequence) every 10 seconds at most.
 #pragma once
 
 #include <chrono>
@@ -29,6 +31,7 @@ private:
 
     bool enabled_;
     bool shown_;  // enabled when made: a summary line is due at the end
+    bool terminal_;  // stderr is a terminal: redraw the line in place
     bool drawn_ = false;
     std::string label_;
     std::int64_t total_;

@@ -46,6 +46,9 @@ def loaded_librsync(exe):
 
 
 def normalize(name, data):
+    if name == "utils.txt":
+        # rs_librsync_version names the library (checked in main()).
+        data = re.sub(rb"^version (librsync 2\.3\.2|rdelta [0-9.]+) ", b"version V ", data, flags=re.M)
     if name == "log.txt":
         # Probe counts depend on librsync's hash-table layout; ours differ by design.
         data = re.sub(rb"\d+ \(\d+\.\d+x\) weak sum compares", b"N (x) weak sum compares", data)
@@ -170,6 +173,22 @@ def main():
         dirs[tag] = d
     if failures:
         return 1
+
+    # rs_librsync_version: rdelta's name and version in our library, librsync's in
+    # Debian's, the array the same 15 bytes (programs hold a copy relocation of it).
+    versions = {tag: re.search(rb"^version (.*) md4len", (dirs[tag] / "utils.txt").read_bytes(), re.M)
+                for tag in dirs}
+    if not (versions["debian"] and versions["debian"].group(1) == b"librsync 2.3.2"
+            and versions["ours"] and re.fullmatch(rb"rdelta [0-9]+\.[0-9]+\.[0-9]+", versions["ours"].group(1))):
+        fail(f"rs_librsync_version: {versions['ours'] and versions['ours'].group(1)!r} on ours, "
+             f"{versions['debian'] and versions['debian'].group(1)!r} on Debian's")
+    sizes = {}
+    for tag, lib in (("ours", args.ours_lib), ("debian", loaded_librsync(args.reference))):
+        table = subprocess.run(["nm", "-D", "-S", "--defined-only", lib or "/nonexistent"], capture_output=True,
+                               text=True).stdout
+        sizes[tag] = re.findall(r"^\S+ (\S+) \S+ rs_librsync_version$", table, re.M)
+    if not sizes["ours"] or sizes["ours"] != sizes["debian"]:
+        fail(f"rs_librsync_version's size: {sizes['ours']} on ours, {sizes['debian']} on Debian's")
 
     names = sorted(f.name for f in dirs["debian"].iterdir())
     ours_names = sorted(f.name for f in dirs["ours"].iterdir())

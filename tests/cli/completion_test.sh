@@ -37,5 +37,14 @@ complete_line "rdelta -s " benchmark delta info patch recover signature verify
 complete_line "rdelta --max-output " 
 complete_line "rdelta signature disk." disk.img disk.sig
 complete_line "rdelta -f patch disk.img o" other.txt
+# --kernel-copy's values, separate and attached.
+complete_line "rdelta patch --kernel-copy " always auto never
+complete_line "rdelta patch --kernel-copy=a" always auto
+# Only the options of the command being typed: --in-place is patch's, --in-place-safe delta's.
+complete_line "rdelta patch --in-pl" --in-place
+complete_line "rdelta delta --in-pl" --in-place-safe
+complete_line "rdelta signature --chec"
+complete_line "rdelta info --c" --check
+complete_line "rdelta recover --" --help --version
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from tally import check, summary
 
@@ -135,6 +136,15 @@ def info_cases(rdelta, rdiff):
           and info.get("basis_bytes_needed") == 2**63 - 1, f"info on declared lengths past 2^64: {r.stdout!r} {r.stderr!r}")
     r = run(rdelta, "info", "--check", "a")
     check(r.returncode == 104 and "not a signature or a delta" in r.stderr, f"info on data: {r.returncode} {r.stderr!r}")
+    # --json: a failure is a JSON object too (on stdout, where the description goes).
+    for name, code in (("a", 104), ("cut.delta", 103), ("bad.delta", 106), ("no-such-file", 100)):
+        r = run(rdelta, "info", "--json", name)
+        try:
+            info = json.loads(r.stdout)
+        except ValueError:
+            info = {}
+        check(r.returncode == code and info.get("file") == name and info.get("exit_status") == code
+              and name in info.get("error", ""), f"info --json on {name}: {r.returncode} {r.stdout!r} {r.stderr!r}")
     r = run(rdiff, "info", "i.sig")
     check(r.returncode == 101, "rdiff has no info action")
     r = run(rdelta, "--check", "signature", "a", "x.sig")
@@ -200,6 +210,32 @@ def reporting_cases(rdelta, rdiff):
     r = run(rdelta, "--progress", "delta", "j.sig", "b", "p.delta")
     check(r.returncode == 0 and "delta: " in r.stderr and " in " in r.stderr and r.stderr.endswith("/s)\n"),
           f"a progress line ends with a summary line: {r.stderr!r}")
+    # Into a file or pipe (not a terminal): plain lines, no carriage return or escape
+    # sequence. Input arriving slowly would redraw a terminal's line.
+    p = subprocess.Popen([rdelta, "--progress", "signature", "-", "slow.sig"], stdin=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    for _ in range(3):
+        p.stdin.write(bytes(8 << 20))
+        p.stdin.flush()
+        time.sleep(0.35)
+    p.stdin.close()
+    err = p.stderr.read()
+    check(p.wait() == 0 and b"\r" not in err and b"\x1b" not in err and err.startswith(b"signature: ")
+          and err.endswith(b"/s)\n"), f"--progress into a pipe: plain lines only: {err!r}")
+    # patch: the summary line counts what the progress line counts (the delta read).
+    size = os.path.getsize("j.delta")
+    r = run(rdelta, "--progress", "patch", "a", "j.delta", "pj.out")
+    check(r.returncode == 0 and r.stderr.startswith(f"patch (delta): {size / 1024:.1f} KiB in ")
+          if size >= 1024 else r.stderr.startswith(f"patch (delta): {size} B in "),
+          f"patch's summary counts the delta ({size} bytes): {r.stderr!r}")
+    subprocess.run([rdelta, "delta", "--in-place-safe", "j.sig", "b", "ip.delta"], check=True)
+    with open("img", "wb") as f:
+        f.write(open("a", "rb").read())
+    size = os.path.getsize("ip.delta")
+    r = run(rdelta, "--progress", "patch", "--in-place", "img", "ip.delta")
+    want = f"{size / 1024:.1f} KiB" if size >= 1024 else f"{size} B"
+    check(r.returncode == 0 and r.stderr.startswith(f"patch --in-place (delta): {want} in "),
+          f"patch --in-place's summary counts the delta ({size} bytes): {r.stderr!r}")
     r = run(rdelta, "--progress", "-q", "delta", "j.sig", "b", "q.delta")
     check(r.returncode == 0 and r.stderr == "", f"-q silences progress and summary: {r.stderr!r}")
     subprocess.run([rdelta, "delta", "--in-place-safe", "--no-checksum", "j.sig", "b", "nock.delta"], check=True)
@@ -234,6 +270,16 @@ def reporting_cases(rdelta, rdiff):
     r = run(rdelta, "signature", "a", "a-folder")
     check(r.returncode == 100 and "Is a directory" in r.stderr and "--force" not in r.stderr,
           f"an output that is a folder says so, not 'use --force': {r.stderr!r}")
+    # ...for delta and patch too, with or without -f, and for a folder given as an input.
+    for args in (["delta", "j.sig", "b", "a-folder"], ["-f", "delta", "j.sig", "b", "a-folder"],
+                 ["patch", "a", "j.delta", "a-folder"], ["-f", "patch", "a", "j.delta", "a-folder"],
+                 ["signature", "a-folder", "never.sig"], ["delta", "a-folder", "b", "never.delta"],
+                 ["delta", "j.sig", "a-folder", "never.delta"], ["patch", "a-folder", "j.delta", "never.out"],
+                 ["patch", "a", "a-folder", "never.out"], ["patch", "--in-place", "a-folder", "j.delta"]):
+        r = run(rdelta, *args)
+        check(r.returncode == 100 and r.stderr.startswith("rdelta: a-folder: ") and "Is a directory" in r.stderr
+              and r.stderr.count("\n") == 1 and not os.path.exists(args[-1] if "never" in args[-1] else "never"),
+              f"{' '.join(args)}: a folder is called one: {r.returncode} {r.stderr!r}")
 
 
 def main():
@@ -257,6 +303,41 @@ def main():
         r = run(rdelta, *args)
         check(r.returncode == 101 and f"{option} does not apply to {args[0]}" in r.stderr
               and not os.path.exists(args[-1]), f"{' '.join(args)}: exit {r.returncode}, {r.stderr!r}")
+
+    # The rest of the table's drift: info --verify and recover --max-output meant nothing.
+    for args, option, command in ((["info", "--verify", "a.sig"], "--verify", "info"),
+                                  (["recover", "--max-output=5", "a"], "--max-output", "recover"),
+                                  (["-j2", "patch", "a", "d", "o4"], "--threads", "patch")):
+        r = run(rdelta, *args)
+        check(r.returncode == 101 and f"{option} does not apply to {command} (only to " in r.stderr
+              and r.stdout == "", f"{' '.join(args)}: exit {r.returncode}, {r.stderr!r}")
+    # rdiff's options stay accepted by each of rdiff's commands under the name rdelta.
+    rdiff_opts = ["-s", "-H", "md4", "-R", "rollsum", "-b", "512", "-S", "8", "-I", "4096", "-O", "4096"]
+    subprocess.run([rdelta, *rdiff_opts, "signature", "a", "o.sig"], capture_output=True, check=True)
+    subprocess.run([rdelta, *rdiff_opts, "delta", "o.sig", "a", "o.delta"], capture_output=True, check=True)
+    r = run(rdelta, *rdiff_opts, "patch", "a", "o.delta", "o.out")
+    check(r.returncode == 0 and open("o.out", "rb").read() == open("a", "rb").read(),
+          f"rdiff's options with patch under the name rdelta: {r.returncode} {r.stderr!r}")
+
+    # `rdelta help` lists every command; `rdelta help COMMAND` that command's options.
+    r = run(rdelta, "help")
+    commands = r.stdout.split("\nCommands", 1)[-1].split("\n\n", 1)[0]
+    check(r.returncode == 0 and all(f"\n  {c} " in commands for c in
+                                    ("signature", "delta", "patch", "recover", "info", "benchmark")),
+          f"rdelta help lists every command: {r.returncode} {r.stdout[:600]!r}")
+    r = run(rdelta, "help", "patch")
+    check(r.returncode == 0 and "--verify" in r.stdout and "--in-place " in r.stdout and "--checksum" not in r.stdout
+          and "--check " not in r.stdout, f"rdelta help patch: {r.stdout!r}")
+    r = run(rdelta, "help", "nosuch")
+    check(r.returncode == 101 and "nosuch" in r.stderr, f"rdelta help nosuch: {r.returncode} {r.stderr!r}")
+    r = run(rdiff, "help")
+    check(r.returncode == 101 and r.stderr.startswith("rdiff: You must specify an action"), f"rdiff help: {r.stderr!r}")
+
+    # A compression level left apart from its option: say to attach it.
+    for args, attached in ((["-z", "9", "delta", "a.sig", "a", "z.delta"], "-z9"),
+                           (["delta", "--zstd", "19", "a.sig", "a", "z.delta"], "--zstd=19")):
+        r = run(rdelta, *args)
+        check(r.returncode == 101 and "attach the level" in r.stderr and f": {attached} " in r.stderr and not os.path.exists("z.delta"), f"{' '.join(args)}: {r.stderr!r}")
 
     r = run(rdelta, "--inplace", "patch", "a", "d")
     check(r.returncode == 101 and "did you mean --in-place?" in r.stderr, f"--inplace hint: {r.stderr!r}")

@@ -5,10 +5,16 @@
 # with the shared library, and with RDELTA_USE_STATIC_LIBS. Each program runs a
 # signature, delta, patch round trip, the delta also zstd-compressed and read back.
 # The example programs (examples/) are built the same way and run.
-# Usage: consumer_check.sh BUILD_DIR SOURCE_DIR. Prints 'N passed, M failed'.
+# Also what the install holds besides: COPYING, and with the options on, the rdiff
+# link's man page and librsync.so.2's own pkg-config file (a C program built with
+# it, run through its rpath).
+# Usage: consumer_check.sh BUILD_DIR SOURCE_DIR [rdiff_symlink=true|false]
+# [install_librsync_compat=true|false]. Prints 'N passed, M failed'.
 set -u
 build=$(cd "$1" && pwd)
 source_dir=$(cd "$2" && pwd)
+rdiff_symlink=false install_librsync_compat=false
+for setting in "${@:3}"; do declare "$setting"; done
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 passed=0 failed=0
@@ -21,6 +27,39 @@ if ! meson install -C "$build" --destdir "$stage" >"$stage/install.log" 2>&1; th
 fi
 pcfile=$(find "$stage" -name rdelta.pc | head -n 1)
 libdir=$(dirname "$(dirname "$pcfile")")
+share=$(find "$stage" -type d -name share | head -n 1)
+
+# The licence where distributions look for it.
+cmp -s "$share/doc/rdelta/COPYING" "$source_dir/COPYING" && ok || ko "COPYING is not installed in share/doc/rdelta"
+# The rdiff link comes with its man page, a link to rdelta's.
+if [ "$rdiff_symlink" = true ]; then
+  [ "$(readlink "$share/man/man1/rdiff.1")" = rdelta.1 ] && ok || ko "rdiff.1 is not a link to rdelta.1"
+fi
+# The static CMake package asks only for what librdelta.a links: not libcrypto.
+cmake_config=$(find "$stage" -name rdeltaConfig.cmake | head -n 1)
+grep -q 'pkg_check_modules.*libcrypto' "$cmake_config" && ko "rdeltaConfig.cmake requires libcrypto, which librdelta does not link" || ok
+# librsync.so.2's own pkg-config file: a C program built with it loads our library.
+if [ "$install_librsync_compat" = true ]; then
+  compat_pc=$(find "$stage" -name rdelta-librsync.pc | head -n 1)
+  if [ -n "$compat_pc" ]; then
+    ok
+    mkdir -p "$stage/src"
+    printf '#include <stdio.h>\n#include <librsync.h>\nint main(void) { puts(rs_librsync_version); return 0; }\n' \
+      >"$stage/src/version.c"
+    cpc() { PKG_CONFIG_PATH=$(dirname "$compat_pc") pkg-config --define-variable=prefix="$stage$prefix" "$@" rdelta-librsync; }
+    prefix=$(PKG_CONFIG_PATH=$(dirname "$compat_pc") pkg-config --variable=prefix rdelta-librsync)
+    if cc -o "$stage/compat-version" "$stage/src/version.c" $(cpc --cflags --libs) -Wl,-rpath,"$(cpc --variable=rpath)"; then
+      case $(env -u LD_LIBRARY_PATH "$stage/compat-version") in
+        "rdelta "*) ok ;;
+        *) ko "a program built with rdelta-librsync.pc does not run on rdelta's librsync.so.2" ;;
+      esac
+    else
+      ko "build a C program with pkg-config rdelta-librsync"
+    fi
+  else
+    ko "librsync.so.2 is installed without its pkg-config file (rdelta-librsync.pc)"
+  fi
+fi
 mkdir -p "$stage/src"
 cat > "$stage/src/roundtrip.cpp" <<'CPP'
 #include <rdelta/rdelta.hpp>
@@ -99,6 +138,8 @@ prefix=$(pkg-config --variable=prefix rdelta)
 pc() { pkg-config --define-variable=prefix="$stage$prefix" "$@" rdelta; }
 cflags=$(pc --cflags)
 case "$cflags" in *boost*) ko "pkg-config --cflags leaks Boost: $cflags" ;; *) ok ;; esac
+# The consumer picks its C++ standard (20 or later): no -std= forced on it.
+case "$cflags" in *-std=*) ko "pkg-config --cflags forces a standard: $cflags" ;; *) ok ;; esac
 for mode in shared static; do
   flags=$(pc --cflags --libs $([ $mode = static ] && echo --static)) || { ko "pkg-config ($mode)"; continue; }
   exe="$stage/roundtrip-pc-$mode"

@@ -359,8 +359,8 @@ TEST_CASE("help text: rdelta's lists every option") {
     CHECK(help.starts_with("Usage: rdelta [OPTIONS] signature [BASIS [SIGNATURE]]\n"
                            "              [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n"
                            "              [OPTIONS] patch BASIS [DELTA [NEWFILE]]\n"
-                           "              [OPTIONS] recover IMAGE\n"
-                            "              verify IMAGE\n"
+                           "              recover IMAGE\n"
+                           "              verify IMAGE\n"
                            "              info [--check] [--json] FILE\n"
                            "              benchmark [--json]\n\n"));
     // Everything rdiff lists, in the same layout...
@@ -386,11 +386,54 @@ TEST_CASE("recover: an action of rdelta only, which needs the image") {
     CHECK(std::get<request>(parsed).files == std::vector<std::string>{"disk.img"});
     CHECK(std::holds_alternative<usage_error>(parse_command_line(3, args, true)));  // not rdiff's
     CHECK(std::holds_alternative<usage_error>(parse_command_line(2, args, false)));
-    const char* opts[] = {"rdelta", "--no-journal", "--no-checksum", "patch", "a"};
+    const char* opts[] = {"rdelta", "--no-journal", "--in-place", "patch", "a"};
     auto o = parse_command_line(5, opts, false);
     REQUIRE(std::holds_alternative<request>(o));
     CHECK_FALSE(std::get<request>(o).journal);
-    CHECK(std::get<request>(o).no_checksum);
+    CHECK(std::get<request>(o).in_place);
+}
+
+TEST_CASE("options apply to the commands their rows name") {
+    const auto refused = [](std::initializer_list<const char*> args) { return rejected(args, false); };
+    CHECK(refused({"--verify", "info", "f"}) == "--verify does not apply to info (only to patch)");
+    CHECK(refused({"--max-output=5", "recover", "f"}) == "--max-output does not apply to recover (only to patch)");
+    CHECK(refused({"signature", "--checksum"}) == "--checksum does not apply to signature (only to delta)");
+    CHECK(refused({"-j2", "patch", "a"}) == "--threads does not apply to patch (only to signature, delta)");
+    CHECK(refused({"--check", "delta", "s"}) == "--check does not apply to delta (only to info)");
+    CHECK(refused({"-z", "patch", "a"}).starts_with("--gzip does not apply to patch (only to signature, delta)"));
+    CHECK(option_commands("checksum") == command_bit(action::delta));
+    CHECK(option_commands("no-such-option") == 0);
+    // rdiff's options are accepted by each of rdiff's commands, under either name.
+    for (const char* command : {"signature", "delta", "patch"})
+        for (bool as_rdiff : {true, false}) {
+            CAPTURE(command);
+            const request r = accepted({"-v", "-s", "-f", "-H", "md4", "-R", "rollsum", "-b", "512", "-S", "8", "-I", "9",
+                                        "-O", "9", "--stats", command, "x"}, as_rdiff);
+            CHECK(r.block_size == 512);
+        }
+}
+
+TEST_CASE("help: the command, and one command's options") {
+    const char* all[] = {"rdelta", "help"};
+    auto parsed = parse_command_line(2, all, false);
+    REQUIRE(std::holds_alternative<request>(parsed));
+    CHECK(std::get<request>(parsed).show_help);
+    for (const char* command : {"signature", "delta", "patch", "recover", "info", "benchmark"})
+        CHECK(help_text(false).find(std::string("\n  ") + command + " ") != std::string::npos);
+    const char* one[] = {"rdelta", "help", "pat"};
+    parsed = parse_command_line(3, one, false);
+    REQUIRE(std::holds_alternative<request>(parsed));
+    CHECK(std::get<request>(parsed).help_topic == action::patch);
+    const std::string patch_help = command_help(action::patch);
+    CHECK(patch_help.find("--verify") != std::string::npos);
+    CHECK(patch_help.find("--checksum ") == std::string::npos);
+    CHECK(rejected({"help"}) == "You must specify an action: `signature', `delta', or `patch'.");  // rdiff has none
+}
+
+TEST_CASE("a compression level left apart from its option") {
+    CHECK(rejected({"-z", "9", "delta", "s"}, false).starts_with("attach the level to -z: -z9"));
+    CHECK(rejected({"--zstd", "19", "signature"}, false).starts_with("attach the level to --zstd: --zstd=19"));
+    CHECK(accepted({"-z9", "delta", "s"}, false).compression_level == 9);
 }
 
 TEST_CASE("version text") {
