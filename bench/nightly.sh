@@ -14,7 +14,8 @@
 #   --work       work folder (default /var/tmp/rdelta-nightly); it is removed at the
 #                end unless --keep. With --keep, a later run with the same --size and
 #                --seed reuses the two images
-#   --pipelines  subset of rdelta,rdelta-nock,rdiff,rsync (default: all)
+#   --pipelines  subset of rdelta,rdelta-first,rdelta-nock,rdiff,rsync (default: all);
+#                rdelta-first is the recipe's first night, before the image has a manifest
 # Needs root (mount -o loop, drop_caches), mkfs.ext4, GNU time, python3, rdiff for
 # the rdiff row and rsync for the rsync row (apt-get install rsync; the row is
 # skipped when rsync is missing). Disk: about size + 4.5 x 15% of size free in the
@@ -30,7 +31,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 size=16G runs=1 work=/var/tmp/rdelta-nightly keep=0 seed=1
 rdelta=$here/build/src/cli/rdelta rdiff=/usr/bin/rdiff
-pipelines=rdelta,rdelta-nock,rdiff,rsync
+pipelines=rdelta,rdelta-first,rdelta-nock,rdiff,rsync
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -59,10 +60,10 @@ IFS=, read -ra want <<<"$pipelines"
 todo=()
 for p in "${want[@]}"; do
   case $p in
-    rdelta|rdelta-nock) todo+=("$p") ;;
+    rdelta|rdelta-first|rdelta-nock) todo+=("$p") ;;
     rdiff) [ -x "$rdiff" ] && todo+=(rdiff) || log "no rdiff at $rdiff: skipping the rdiff row" ;;
     rsync) command -v rsync >/dev/null && todo+=(rsync) || log "rsync is not installed (apt-get install rsync): skipping the rsync row" ;;
-    *) die "unknown pipeline $p (rdelta,rdelta-nock,rdiff,rsync)" ;;
+    *) die "unknown pipeline $p (rdelta,rdelta-first,rdelta-nock,rdiff,rsync)" ;;
   esac
 done
 [ ${#todo[@]} -gt 0 ] || die "no pipeline to run"
@@ -263,7 +264,16 @@ step() {
 
 results=$work/results.tsv
 : > "$results"
-fresh_backup() { rm -f backup/backup.img backup/backup.new backup/.backup.img.rdelta-journal; cp --sparse=always basis.img backup/backup.img; }
+fresh_backup() {
+  rm -f backup/backup.img backup/backup.new backup/.backup.img.rdelta-journal backup/.backup.img.rdelta-manifest*
+  cp --sparse=always basis.img backup/backup.img
+}
+# The backup image as the last night's patch left it: with its manifest (untimed; a
+# delta of the basis against its own signature makes it).
+last_night_manifest() {
+  [ -f host/night0.delta ] || "$rdelta" -q delta host/host.sig basis.img host/night0.delta
+  "$rdelta" -q patch --in-place backup/backup.img host/night0.delta
+}
 # after the backup side's step: what flushing the image to disk still takes, its disk use, correctness
 finish() {  # PIPELINE HOST_T HOST_RB HOST_RC BK_T BK_RB BK_RC BK_WB BK_WC DELTA OK
   local t0 t1 flush du ok=${11}
@@ -275,17 +285,18 @@ finish() {  # PIPELINE HOST_T HOST_RB HOST_RC BK_T BK_RB BK_RC BK_WB BK_WC DELTA
   log "  $1: flush after $flush s, backup.img uses $(numfmt --to=iec "$du"), correct: $ok"
 }
 
-run_rdelta() {  # $1: rdelta or rdelta-nock
+run_rdelta() {  # $1: rdelta, rdelta-first or rdelta-nock
   local p=$1 ok=yes hT hRB hRC
   fresh_backup; rm -f host/next.sig host/tonight.delta
-  if [ "$p" = rdelta ]; then
+  [ "$p" = rdelta ] && last_night_manifest
+  if [ "$p" != rdelta-nock ]; then
     step "$p.host" "cd host && '$rdelta' --json delta --in-place-safe --new-signature next.sig host.sig new.img tonight.delta"
   else
     step "$p.host" "cd host && '$rdelta' --json delta --in-place-safe --no-checksum --new-signature next.sig host.sig new.img tonight.delta"
   fi
   hT=$T hRB=$RB hRC=$RC
   cmp -s host/next.sig host/check.sig || { ok=no; log "  $p: next.sig differs from rdelta signature -b $B -S $S new.img"; }
-  if [ "$p" = rdelta ]; then
+  if [ "$p" != rdelta-nock ]; then
     step "$p.backup" "'$rdelta' --json patch --in-place --verify backup/backup.img host/tonight.delta"
   else
     step "$p.backup" "'$rdelta' --json patch --in-place backup/backup.img host/tonight.delta"
@@ -323,7 +334,7 @@ for run in $(seq "$runs"); do
   log "run $run of $runs: ${order[*]}"
   for p in "${order[@]}"; do
     case $p in
-      rdelta|rdelta-nock) run_rdelta "$p" ;;
+      rdelta|rdelta-first|rdelta-nock) run_rdelta "$p" ;;
       rdiff) run_rdiff ;;
       rsync) run_rsync ;;
     esac
@@ -352,11 +363,12 @@ def med(rs, i, kind):
         if v >= k:
             return f"{v / k:.{2 if unit == 'GiB' else 1}f} {unit}"
     return f"{v:.0f} B"
-names = {"rdelta": "rdelta (README recipe, --verify)", "rdelta-nock": "rdelta --no-checksum",
+names = {"rdelta": "rdelta (README recipe, --verify; manifest from last night)",
+         "rdelta-first": "rdelta, first night (no manifest yet)", "rdelta-nock": "rdelta --no-checksum",
          "rdiff": "rdiff (signature nightly)", "rsync": "rsync --inplace --no-whole-file (local)"}
 print("| pipeline | host s | host read: disk / read() | backup s | backup read: disk / read() | backup written: dirtied / write() | delta | correct | backup flush after s | backup image disk use |")
 print("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
-for p in ("rdelta", "rdelta-nock", "rdiff", "rsync"):
+for p in ("rdelta", "rdelta-first", "rdelta-nock", "rdiff", "rsync"):
     if p not in rows:
         continue
     rs = rows[p]

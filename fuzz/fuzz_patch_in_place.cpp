@@ -9,6 +9,10 @@
 //   * failure: the file is untouched (bytes and holes), no journal is left, and the
 //     error is one a delta can cause; a delta apply_patch accepts is refused only
 //     as unsafe in place (param_error) or as already applied (corrupt).
+// In edit mode with a checksum, the image may end in up to three 64 KiB chunks of
+// hole, and a second night follows: the same edits again, applied with the manifest
+// the first patch left (one fuzzer-chosen byte of it perhaps damaged), which must
+// give apply_patch's result too.
 #include "fuzz_common.hpp"
 
 #include <rdelta/rdelta.hpp>
@@ -39,12 +43,14 @@ public:
     }
     result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
         FUZZ_CHECK(pos + b.size() <= limit_, "in-place write past the output size (%llu)", static_cast<unsigned long long>(pos + b.size()));
+        ++changes_;
         if (pos + b.size() > bytes_.size()) grow(pos + b.size());
         std::memcpy(bytes_.data() + pos, b.data(), b.size());
         for (std::uint64_t q = pos / page; q < (pos + b.size() + page - 1) / page; ++q) stored_[q] = true;
         return {};
     }
     result<void> resize(std::uint64_t size) override {
+        ++changes_;
         grow(size);
         bytes_.resize(size);
         stored_.resize((size + page - 1) / page);
@@ -69,7 +75,10 @@ public:
         }
         return {};
     }
+    std::pair<std::uint64_t, std::uint64_t> identity() const override { return {1, 2}; }
+    std::pair<std::int64_t, std::int64_t> change_time() override { return {1, changes_}; }
     bool same(const paged_file& o) const { return bytes_ == o.bytes_ && stored_ == o.stored_; }
+    std::int64_t changes_ = 1;  // moved by every change, as a file's ctime
 
     std::vector<std::uint8_t> bytes_;
     std::vector<bool> stored_;
@@ -133,10 +142,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint32_t block = p.pick(blocks);
     const bool add_magic = p.boolean();
     const std::size_t image_len = p.value<std::size_t>(0, 12000);
+    const std::uint64_t tail_hole = p.value<std::uint64_t>(0, 3) << 16;
+    const std::uint64_t damage = p.value<std::uint64_t>(0, 400);  // a manifest byte to flip, past its end: none
     const auto image_part = p.bytes(image_len);
     const auto rest = p.rest();
 
     paged_file file(image_part, hole_from, hole_from + hole_len);
+    if (!raw && checksum && tail_hole) {
+        (void)file.resize(file.bytes_.size() + tail_hole);
+        file.changes_ = 1;
+    }
     const std::vector<std::uint8_t> image = file.bytes_;  // holes read as zeros
     std::vector<std::uint8_t> delta;
     if (raw) {
@@ -159,7 +174,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const paged_file before = file;
     if (ref.ok()) file.limit_ = std::max<std::uint64_t>(ref->size(), image.size());
     memory_journal journal;
+    memory_manifest manifest;
     in_place_options options;
+    options.manifest = &manifest;
     options.allow_unrecorded = true;  // a memory file keeps no record
     options.patch.delta_name = "fuzz.delta";
     options.journal = &journal;
@@ -173,6 +190,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(ref.ok(), "in place succeeded where apply_patch fails: %s", describe(ref.err()).c_str());
         FUZZ_CHECK(file.bytes_ == *ref, "in-place result (%zu bytes) differs from apply_patch (%zu)", file.bytes_.size(), ref->size());
         FUZZ_CHECK(done->has_trailer == done->job.checksum_verified, "trailer found but not verified");
+        if (raw || !done->manifest_published) return 0;
+        // The next night, with the manifest.
+        if (damage < manifest.bytes.size()) manifest.bytes[damage] ^= 0x10;
+        const std::vector<std::uint8_t> last = file.bytes_;
+        auto sig2 = make_signature(last, {0x72730147, block, 8});
+        FUZZ_CHECK(sig2.ok(), "signature: %s", describe(sig2.err()).c_str());
+        auto loaded2 = load_signature(*sig2);
+        FUZZ_CHECK(loaded2.ok() && loaded2->build_index(true).ok(), "loading the signature failed");
+        auto d2 = make_delta(*loaded2, edited(last, rest), 0, job_options{1, true, true});
+        FUZZ_CHECK(d2.ok(), "delta: %s", describe(d2.err()).c_str());
+        delta = std::move(*d2);
+        const auto ref2 = apply_patch(last, delta);
+        FUZZ_CHECK(ref2.ok(), "apply_patch refuses rdelta's delta: %s", describe(ref2.err()).c_str());
+        file.limit_ = std::max<std::uint64_t>(ref2->size(), last.size());
+        auto again = patch_in_place(open, file, options);
+        FUZZ_CHECK(again.ok(), "the next night's patch failed: %s", describe(again.err()).c_str());
+        FUZZ_CHECK(file.bytes_ == *ref2, "the next night's result differs from apply_patch");
         return 0;
     }
     FUZZ_CHECK(file.same(before), "failed in-place patch (%s) changed the file", describe(done.err()).c_str());
