@@ -20,6 +20,9 @@ namespace {
 constexpr std::size_t read_bytes = std::size_t{1} << 20;
 constexpr std::size_t entries_per_block = 4096;  // 64 KiB of manifest per read
 constexpr std::uint64_t edge_budget = 8192;       // stored zeros read per chunk a COPY of zeros meets
+// Chunks whose hashed-or-known bit is kept (32 MiB of bits, 16 TiB of output): past
+// it, the check after writing rereads everything rather than hold more.
+constexpr std::uint64_t max_tracked_chunks = std::uint64_t{1} << 28;
 
 // Read exactly out.size() bytes of the manifest at `pos`.
 bool read_exact(manifest_storage& s, std::uint64_t pos, std::span<std::uint8_t> out) {
@@ -43,7 +46,7 @@ public:
     output_hasher(in_place_file& file, std::uint64_t old_size, std::uint64_t new_size, const output_hash_options& o)
         : file_(file), old_size_(old_size), new_size_(new_size), options_(o),
           buf_store_(make_aligned_bytes(read_bytes)), buf_(buf_store_.get(), read_bytes),
-          hashed_((chunk_count(new_size, sum_.chunks()->chunk_size()) + 63) / 64) {
+          hashed_(tracked_words(new_size)) {
         if (o.stager) sum_.chunks()->on_chunk = [s = o.stager](std::uint64_t i, const chunk_hash& h) { s->add(i, h); };
         if (o.known) sources_.emplace(*o.known);
     }
@@ -191,6 +194,11 @@ private:
             pos += *got, n -= *got;
         }
         return {};
+    }
+
+    std::size_t tracked_words(std::uint64_t new_size) {
+        const std::uint64_t chunks = chunk_count(new_size, sum_.chunks()->chunk_size());
+        return chunks > max_tracked_chunks ? 0 : static_cast<std::size_t>((chunks + 63) / 64);
     }
 
     in_place_file& file_;
@@ -350,7 +358,8 @@ result<std::uint64_t> verify_after_writing(in_place_file& file, std::span<const 
                                            const output_hash_result& before, const patch_options& patch) {
     const std::uint32_t c = trailer_chunk_size(trailer.data());
     std::optional<manifest_reader> known;
-    if (manifest && before.used_known) known = manifest_reader::open(*manifest, file, c, old_size, false);
+    if (manifest && before.used_known && !before.hashed.empty())
+        known = manifest_reader::open(*manifest, file, c, old_size, false);
     stream_checksum sum(stream_checksum::chunked);
     auto buf_store = make_aligned_bytes(c);
     std::uint64_t bytes_read = 0;
