@@ -30,10 +30,6 @@ XXH3_state_t* new_state() {
 
 }  // namespace
 
-bool valid_chunk_size(std::uint64_t size) noexcept {
-    return size >= 4096 && size <= (std::uint64_t{1} << 30) && (size & (size - 1)) == 0;
-}
-
 chunk_hash hash_bytes(const std::uint8_t* p, std::size_t n) noexcept { return canonical(XXH3_128bits(p, n)); }
 
 chunk_hash zero_chunk_hash(std::size_t n) {

@@ -23,9 +23,6 @@ using chunk_hash = std::array<std::uint8_t, 16>;
 /// is 256 MiB.
 inline constexpr std::uint32_t default_chunk_size = std::uint32_t{1} << 16;
 
-/// Chunk sizes a trailer or manifest may name: powers of two, 4 KiB to 1 GiB.
-bool valid_chunk_size(std::uint64_t size) noexcept;
-
 /// The canonical XXH3-128 of `n` bytes.
 chunk_hash hash_bytes(const std::uint8_t* p, std::size_t n) noexcept;
 

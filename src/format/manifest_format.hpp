@@ -52,7 +52,7 @@ inline void encode_manifest_header(const manifest_header& h, std::uint8_t out[ma
 inline bool decode_manifest_header(const std::uint8_t in[manifest_header_size], manifest_header& h) noexcept {
     if (get_be32(in) != manifest_tag || get_be32(in + 4) != manifest_version || get_be32(in + 12) != 0) return false;
     h.chunk_size = get_be32(in + 8);
-    if (!valid_chunk_size(h.chunk_size)) return false;
+    if (h.chunk_size != default_chunk_size) return false;  // the only size this version writes (and buffers)
     h.length = get_be(in + 16, 8);
     h.dev = get_be(in + 24, 8);
     h.ino = get_be(in + 32, 8);

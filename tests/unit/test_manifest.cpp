@@ -236,6 +236,8 @@ TEST_CASE("manifest: header round trip and refusals") {
     CHECK(back.root == h.root);
     bytes[11] = 3;  // chunk size 65539: not a power of two
     CHECK_FALSE(detail::decode_manifest_header(bytes, back));
+    bytes[11] = 0, bytes[8] = 0x40;  // 1 GiB chunks: valid in principle, never written, not buffered
+    CHECK_FALSE(detail::decode_manifest_header(bytes, back));
     stamped_file file(test::random_bytes(1000, 94));
     memory_manifest none;
     CHECK(scrub_against_manifest(file, none).err().code == errc::io_error);
