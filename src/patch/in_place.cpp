@@ -14,6 +14,7 @@
 #include "core/stat_counter.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
+#include "extent_memo.hpp"
 #include "journal_writer.hpp"
 #include "output_hash.hpp"
 #include "write_batch.hpp"
@@ -195,11 +196,13 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
 }
 
 // Pass 3: every command queued into write batches, which journal and then write.
-result<void> apply(byte_source& in, detail::write_batch& batch, const check_result& checked, std::uint64_t basis_size,
+result<void> apply(byte_source& in, in_place_file& file, detail::write_batch& batch, const check_result& checked,
+                   std::uint64_t basis_size,
                    const patch_options& options, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
     detail::command_stream reader(in);
     if (auto started = reader.start(); !started) return started;
     dirty_regions dirty;
+    detail::extent_memo source_holes(file), holes(file);  // COPYs of zeros mostly read one block
     std::uint64_t out = 0;
     for (;;) {
         auto c = reader.next();
@@ -214,7 +217,8 @@ result<void> apply(byte_source& in, detail::write_batch& batch, const check_resu
                 at += piece->size();
                 if (progress) progress(reader.consumed(), checked.delta_size);
             }
-        } else if (c->pos != out) {
+        } else if (c->pos != out && !(source_holes.is_hole(c->pos, c->len) && holes.is_hole(out, c->len))) {
+            // (Zeros from a hole onto a hole, unwritten both: nothing to write or journal.)
             if (auto q = batch.move(c->pos, out, c->len); !q) return q;
         }
         out += c->len;
@@ -394,7 +398,7 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
             auto run = [&]() -> result<void> {
                 auto again = open();
                 if (!again) return std::move(again).err();
-                if (auto a = apply(**again, batch, checked, old_size, popt, options.progress); !a) return a;
+                if (auto a = apply(**again, file, batch, checked, old_size, popt, options.progress); !a) return a;
                 if (new_size > old_size)
                     if (auto r = file.resize(new_size); !r) return r;
                 if (auto s = file.sync(); !s) return s;

@@ -10,6 +10,7 @@
 #include "core/aligned_buffer.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
+#include "extent_memo.hpp"
 
 #include <algorithm>
 
@@ -55,8 +56,9 @@ public:
     // zeros (a sparse image's empty blocks all match one block of zeros); read from
     // the basis otherwise.
     result<void> copy(std::uint64_t out, std::uint64_t pos, std::uint64_t len) {
-        const bool unchanged = pos == out || (out + len <= old_size_ && reads_zeros(pos, len, sources_ ? &*sources_ : nullptr) &&
-                                              reads_zeros(out, len, options_.known));
+        const bool unchanged =
+            pos == out || (out + len <= old_size_ && reads_zeros(pos, len, sources_ ? &*sources_ : nullptr, source_holes_) &&
+                           reads_zeros(out, len, options_.known, holes_));
         return queue(unchanged ? byte_run{out, out, len, true} : byte_run{out, pos, len, false});
     }
 
@@ -111,8 +113,8 @@ private:
 
     // Whether the basis reads as zeros over [pos, pos + len): holes, chunks the
     // manifest gives as zeros, and a little stored zeros at their edges.
-    bool reads_zeros(std::uint64_t pos, std::uint64_t len, manifest_reader* manifest) {
-        if (file_.is_hole(pos, len)) return true;
+    bool reads_zeros(std::uint64_t pos, std::uint64_t len, manifest_reader* manifest, extent_memo& holes) {
+        if (holes.is_hole(pos, len)) return true;
         if (!manifest || known_failed_) return false;
         const std::uint64_t c = manifest->header().chunk_size;
         for (std::uint64_t i = pos / c; i * c < pos + len; ++i) {
@@ -174,7 +176,7 @@ private:
     }
 
     result<void> hash_bytes_at(std::uint64_t pos, std::size_t n) {
-        if (file_.is_hole(pos, n)) {
+        if (holes_.is_hole(pos, n)) {
             sum_.update_zeros(n);
             return {};
         }
@@ -209,6 +211,7 @@ private:
     stream_checksum sum_{stream_checksum::chunked};
     std::vector<std::uint64_t> hashed_;
     std::optional<manifest_reader> sources_;  // the manifest again, for COPY sources
+    extent_memo holes_{file_}, source_holes_{file_};
     byte_run run_;
     std::uint64_t bytes_read_ = 0;
     bool used_known_ = false, known_failed_ = false;
