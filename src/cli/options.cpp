@@ -100,6 +100,10 @@ option_table::option_table() {
         ("no-journal", "patch --in-place: no undo journal (faster, but an interruption damages BASIS)")
         ("new-signature", arg("FILE"),
          "delta: also write the new file's signature to FILE, from the same read, with SIGNATURE's parameters")
+        ("ssh,e", arg("CMD"), "push: run the remote side through CMD (default: ssh), e.g. 'ssh -p 2222 -i key'")
+        ("remote-rdelta", arg("PATH"), "push: the rdelta program on the remote host (default: rdelta)")
+        ("signature-store", arg("FILE"),
+         "push: keep the signature of the remote image in FILE (default: under ~/.cache/rdelta/push/)")
         ("gzip,z", level_arg(), level_help(codec::gzip).c_str())
         ("bzip2,i", level_arg(), level_help(codec::bzip2).c_str())
         ("zstd", level_arg(), level_help(codec::zstd).c_str())
@@ -409,6 +413,10 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         req_.new_signature = value;
         return flow::go_on;
     }
+    if (key == "ssh" || key == "remote-rdelta" || key == "signature-store") {
+        (key == "ssh" ? req_.ssh_command : key == "remote-rdelta" ? req_.remote_rdelta : req_.signature_store) = value;
+        return flow::go_on;
+    }
     if (key == "kernel-copy") {
         if (value == "auto") req_.kernel_copy = copy_mode::automatic;
         else if (value == "always") req_.kernel_copy = copy_mode::always;
@@ -436,6 +444,7 @@ action match_action(std::string_view word, bool as_rdiff) {
     if (!as_rdiff && word.size() >= 2 && std::string_view("benchmark").starts_with(word)) return action::benchmark;
     if (!as_rdiff && !word.empty() && std::string_view("info").starts_with(word)) return action::info;
     if (!as_rdiff && std::string_view("recover").starts_with(word)) return action::recover;
+    if (!as_rdiff && word.size() >= 2 && std::string_view("push").starts_with(word)) return action::push;
     return action::none;
 }
 
@@ -454,6 +463,8 @@ void command_line::resolve_action() {
         fail("Usage for patch: " + prog + " [OPTIONS] patch BASIS [DELTA [NEW]]");
     if (req_.act == action::info && req_.files.empty()) fail("Usage for info: " + prog + " info [--check] [--json] FILE");
     if (req_.act == action::recover && req_.files.empty()) fail("Usage for recover: " + prog + " recover IMAGE");
+    if (req_.act == action::push && req_.files.size() != 2)
+        fail("Usage for push: " + prog + " [OPTIONS] push IMAGE [USER@]HOST:PATH");
 }
 
 std::variant<request, usage_error> command_line::parse(std::span<const std::string> args) {
@@ -495,7 +506,7 @@ std::string usage_lines(const std::string& prog) {
     return "Usage: " + prog + " [OPTIONS] signature [BASIS [SIGNATURE]]\n" +
            indent + "[OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n" +
            indent + "[OPTIONS] patch BASIS [DELTA [NEWFILE]]\n" +
-           (prog == "rdelta" ? indent + "[OPTIONS] recover IMAGE\n" + indent + "info [--check] [--json] FILE\n" + indent +
+           (prog == "rdelta" ? indent + "[OPTIONS] recover IMAGE\n" + indent + "[OPTIONS] push IMAGE [USER@]HOST:PATH\n" + indent + "info [--check] [--json] FILE\n" + indent +
                                   "benchmark [--json]\n"
                             : std::string());
 }

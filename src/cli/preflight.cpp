@@ -19,6 +19,7 @@ const char* action_name(action a) {
     case action::benchmark: return "benchmark";
     case action::recover: return "recover";
     case action::info: return "info";
+    case action::push: return "push";
     case action::none: break;
     }
     return "";
@@ -41,6 +42,11 @@ std::vector<std::pair<bool, const char*>> options_foreign_to(const request& req)
         return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
                 {req.no_checksum, "--no-checksum"}, {!req.journal && !req.in_place, "--no-journal without --in-place"},
                 {!req.new_signature.empty(), "--new-signature"}};
+    case action::push:  // the delta always carries the trailer and suits an in-place patch
+        return {{req.checksum, "--checksum"}, {req.no_checksum, "--no-checksum"}, {req.verify, "--verify"},
+                {req.in_place, "--in-place"}, {req.max_output != 0, "--max-output"}, {!req.sparse, "--no-sparse"},
+                {!req.journal, "--no-journal"}, {req.kernel_copy != copy_mode::automatic, "--kernel-copy"},
+                {!req.new_signature.empty(), "--new-signature"}};
     case action::benchmark:
     case action::info:
     case action::recover: return {{req.checksum, "--checksum"}, {req.in_place_safe, "--in-place-safe"},
@@ -61,6 +67,11 @@ std::optional<std::string> misapplied_option(const request& req) {
     if (req.compression == codec::zstd && req.compression_level > 19 && !req.ultra)
         return "zstd levels above 19 need --ultra (they use much more memory)";
     if (req.checksum && req.no_checksum) return "--checksum and --no-checksum contradict each other";
+    if (req.act != action::push)
+        for (const auto& [given, name] : {std::pair{!req.ssh_command.empty(), "--ssh"},
+                                          std::pair{!req.remote_rdelta.empty(), "--remote-rdelta"},
+                                          std::pair{!req.signature_store.empty(), "--signature-store"}})
+            if (given) return std::string(name) + " does not apply to " + action_name(req.act);
     for (const auto& [given, name] : options_foreign_to(req))
         if (given) return std::string(name) + " does not apply to " + action_name(req.act);
     return std::nullopt;
