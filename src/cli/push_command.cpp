@@ -319,7 +319,10 @@ session_result push_run::judge(const child_status& delta, const child_status& ss
         if (!req_.quiet) replay(remote_text);
         return {exit_success};
     }
-    if (ssh.exit_code == 103 || ssh.exit_code == 106) return {as_exit_code(ssh), true, std::move(remote_text)};
+    // Refused unchanged: made for another state (106: the result would not match the
+    // trailer; 103: a COPY past its end), or the file is gone (a full copy follows).
+    const bool gone = ssh.exit_code == 100 && remote_text.find("No such file or directory") != std::string::npos;
+    if (ssh.exit_code == 103 || ssh.exit_code == 106 || gone) return {as_exit_code(ssh), true, std::move(remote_text)};
     replay(remote_text);
     if (ssh.ok())  // the remote patch succeeded on what it received, yet the delta failed: impossible
         return {fail("rdelta delta " + delta.describe() + " after the remote patch succeeded", as_exit_code(delta))};
@@ -352,7 +355,7 @@ push_run::fetched push_run::fetch(fd_holder& sig, int& rc, bool may_recover) {
     if (req_.block_size != 0) w.push_back("--block-size=" + std::to_string(req_.block_size));
     if (req_.sum_size != 0) w.push_back("--sum-size=" + std::to_string(req_.sum_size));
     if (req_.nocache) w.emplace_back("--nocache");
-    for (const char* s : {"--"}) w.emplace_back(s);
+    w.emplace_back("--");
     w.push_back(dest_.path);
     w.emplace_back("-");
     sig = temp_file();
