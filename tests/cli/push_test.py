@@ -49,7 +49,12 @@ def start_sshd(work):
         if subprocess.run(ssh + ["127.0.0.1", "true"], capture_output=True).returncode == 0:
             break
         time.sleep(0.1)
-    return sshd, ssh
+    # One connection carries the ordinary sessions: a handshake costs seconds on a
+    # busy machine. The mid-stream drop uses a connection of its own.
+    mux = ssh + ["-o", f"ControlPath={work}/mux", "-o", "ControlMaster=no"]
+    subprocess.run(ssh + ["-o", f"ControlPath={work}/mux", "-M", "-N", "-f", "-o", "ControlPersist=yes", "127.0.0.1"],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sshd, ssh, mux
 
 
 def content(path):
@@ -120,7 +125,7 @@ def kept_signature_is_images(rdelta, store, image):
     return content(store) == want
 
 
-def scenarios(rdelta, work, ssh):
+def scenarios(rdelta, work, ssh, direct):
     rng = random.Random(7)
     image, remote_dir = os.path.join(work, "disk.img"), os.path.join(work, "remote dir")
     os.mkdir(remote_dir)
@@ -154,7 +159,7 @@ def scenarios(rdelta, work, ssh):
     old, old_store = content(image), content(store)
     new = edit(image, rng, 300)
     drop = wrapper(work, "drop", DROP_AFTER)
-    r, s = p.run(image, dest, ssh=[drop, "200000"] + ssh)
+    r, s = p.run(image, dest, ssh=[drop, "200000"] + direct)
     check(r.returncode != 0 and content(remote) == old, f"a connection dropped mid-stream changes nothing there ({r.returncode})")
     check(content(store) == old_store, "the kept signature did not rotate")
     check("ssh" in r.stderr.splitlines()[-1] and "255" in r.stderr.splitlines()[-1],
@@ -202,6 +207,13 @@ def scenarios(rdelta, work, ssh):
     check(r.returncode == 0 and content(remote) == new and s.get("mode") == "in-place" and s.get("signature_bytes") == 0,
           f"the next push rolls back and applies, in place against the kept signature ({r.stderr!r}, {s})")
 
+    # The remote file deleted: its patch cannot open it, the fetch finds nothing, and
+    # the image goes whole again.
+    os.unlink(remote)
+    r, s = p.run(image, dest)
+    check(r.returncode == 0 and content(remote) == new and s.get("mode") == "new-file" and s.get("ssh_sessions") == 3,
+          f"a deleted remote file is copied again ({r.stderr!r}, {s})")
+
     # No kept signature (a new cache): the remote's is fetched once; the default store
     # is under $XDG_CACHE_HOME/rdelta/push.
     new = edit(image, rng, 2)
@@ -215,7 +227,7 @@ def scenarios(rdelta, work, ssh):
           f"without a kept signature the remote's is fetched; the default store is under the cache ({kept})")
 
 
-def errors(rdelta, work, ssh):
+def errors(rdelta, work, ssh, direct):
     image = os.path.join(work, "disk.img")
     def push(*args):
         return subprocess.run([rdelta, "push", *args], capture_output=True, text=True, timeout=60)
@@ -223,7 +235,7 @@ def errors(rdelta, work, ssh):
                        ((image, "-oProxyCommand=x:y"), "a host like an option")):
         r = push(*args)
         check(r.returncode == 101 and len(r.stderr.splitlines()) == 1, f"{what}: usage error, one line ({r.stderr!r})")
-    closed = ssh.copy()
+    closed = direct.copy()
     closed[closed.index("-p") + 1] = str(free_port())
     r = push("--ssh", " ".join(closed), "--signature-store", os.path.join(work, "x.sig"), image, "127.0.0.1:/x")
     last = r.stderr.splitlines()[-1] if r.stderr else ""
@@ -248,11 +260,12 @@ def main():
         print("sshd is not installed (.ci/install-deps installs openssh-server): skipped")
         return 77
     with tempfile.TemporaryDirectory() as work:
-        sshd, ssh = start_sshd(work)
+        sshd, direct, ssh = start_sshd(work)
         try:
-            scenarios(rdelta, work, ssh)
-            errors(rdelta, work, ssh)
+            scenarios(rdelta, work, ssh, direct)
+            errors(rdelta, work, ssh, direct)
         finally:
+            subprocess.run(ssh + ["-O", "exit", "127.0.0.1"], capture_output=True)
             sshd.terminate()
             sshd.wait()
     return summary()
