@@ -360,6 +360,7 @@ TEST_CASE("help text: rdelta's lists every option") {
                            "              [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n"
                            "              [OPTIONS] patch BASIS [DELTA [NEWFILE]]\n"
                            "              [OPTIONS] recover IMAGE\n"
+                           "              [OPTIONS] push IMAGE [USER@]HOST:PATH\n"
                            "              info [--check] [--json] FILE\n"
                            "              benchmark [--json]\n\n"));
     // Everything rdiff lists, in the same layout...
