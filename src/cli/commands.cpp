@@ -8,6 +8,7 @@
 #include "preflight.hpp"
 #include "exit_codes.hpp"
 #include "in_place_command.hpp"
+#include "push_command.hpp"
 #include <rdelta/file.hpp>
 #include "progress.hpp"
 #include "rdiff_messages.hpp"
@@ -535,6 +536,7 @@ int run_command(const request& req, const invocation& inv) {
     case action::info: return info_command(req, inv);
     case action::recover: return recover_command(req, inv);
     case action::verify: return verify_command(req, inv);
+    case action::push: return push_command(req, inv);
     case action::none: break;
     }
     return report_usage(inv, "You must specify an action: `signature', `delta', or `patch'.");

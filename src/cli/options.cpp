@@ -64,9 +64,10 @@ std::string level_help(codec c) {
 constexpr command_set sig = command_bit(action::signature), dlt = command_bit(action::delta),
                       pat = command_bit(action::patch), bench = command_bit(action::benchmark),
                       inf = command_bit(action::info), rec = command_bit(action::recover),
-                      ver = command_bit(action::verify);
-constexpr command_set rdiff_commands = sig | dlt | pat;
-constexpr command_set every_command = rdiff_commands | bench | inf | rec | ver;
+                      ver = command_bit(action::verify), psh = command_bit(action::push);
+// push runs signature, delta and patch: rdiff's options reach those it runs.
+constexpr command_set rdiff_commands = sig | dlt | pat | psh;
+constexpr command_set every_command = rdiff_commands | bench | inf | rec | ver | psh;
 
 struct option_table {
     po::options_description general, signature, delta, io, extensions, hidden, all;
@@ -121,7 +122,7 @@ option_table::option_table() {
         ("input-size,I", rdiff_commands, arg("BYTES"), "Input buffer size")
         ("output-size,O", rdiff_commands, arg("BYTES"), "Output buffer size");
     rows(extensions, commands)
-        ("threads,j", sig | dlt, arg("N"), "signature, delta: worker threads, 0 (default) for all cores")
+        ("threads,j", sig | dlt | psh, arg("N"), "signature, delta: worker threads, 0 (default) for all cores")
         ("max-output", pat, arg("BYTES"), "patch: fail (status 102) rather than write more than this")
         ("max-strong-work", dlt, arg("FACTOR"),
          "delta: fail (status 102) once strong hashing exceeds FACTOR (default 256, 0 = no limit) plus "
@@ -138,17 +139,21 @@ option_table::option_table() {
         ("checksum", dlt, "delta: append the new file's length and XXH3-128 after END (the default)")
         ("verify", pat, "patch: require the checksum trailer, check it and report")
         ("in-place", pat, "patch BASIS [DELTA]: update BASIS itself, writing only what changes")
-        ("in-place-safe", dlt, "delta: only copies that patch --in-place can apply (no data moved back)")
+        ("in-place-safe", dlt | psh, "delta: only copies that patch --in-place can apply (no data moved back)")
         ("no-checksum", dlt, "delta: no checksum trailer: rdiff's exact bytes (patch cannot detect a wrong basis)")
         ("no-journal", pat, "patch --in-place: no undo journal (faster, but an interruption damages BASIS)")
         ("new-signature", dlt, arg("FILE"),
          "delta: also write the new file's signature to FILE, from the same read, with SIGNATURE's parameters")
-        ("gzip,z", sig | dlt, level_arg(), gzip_help.c_str())
-        ("bzip2,i", sig | dlt, level_arg(), bzip2_help.c_str())
-        ("zstd", sig | dlt, level_arg(), zstd_help.c_str())
-        ("ultra", sig | dlt, "signature, delta: allow zstd levels 20 to 22 (much more memory)")
-        ("json", rdiff_commands | bench | inf | ver, "signature, delta, patch: statistics as JSON on stderr; benchmark, info, verify: print JSON")
-        ("quiet,q", rdiff_commands | ver, "signature, delta, patch, verify: no progress line, summary or warnings")
+        ("ssh,e", psh, arg("CMD"), "push: run the remote side through CMD (default: ssh), e.g. 'ssh -p 2222 -i key'")
+        ("remote-rdelta", psh, arg("PATH"), "push: the rdelta program on the remote host (default: rdelta)")
+        ("signature-store", psh, arg("FILE"),
+         "push: keep the signature of the remote image in FILE (default: under ~/.cache/rdelta/push/)")
+        ("gzip,z", sig | dlt | psh, level_arg(), gzip_help.c_str())
+        ("bzip2,i", sig | dlt | psh, level_arg(), bzip2_help.c_str())
+        ("zstd", sig | dlt | psh, level_arg(), zstd_help.c_str())
+        ("ultra", sig | dlt | psh, "signature, delta: allow zstd levels 20 to 22 (much more memory)")
+        ("json", rdiff_commands | bench | inf | ver | psh, "signature, delta, patch, push: statistics as JSON on stderr; benchmark, info, verify: print JSON")
+        ("quiet,q", rdiff_commands | ver | psh, "signature, delta, patch, verify, push: no progress line, summary or warnings")
         ("check", inf, "info: only validate the file (exit status and one line)");
     // Accepted but not listed, as in rdiff.
     rows(hidden, commands)
@@ -462,6 +467,10 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         req_.new_signature = value;
         return flow::go_on;
     }
+    if (key == "ssh" || key == "remote-rdelta" || key == "signature-store") {
+        (key == "ssh" ? req_.ssh_command : key == "remote-rdelta" ? req_.remote_rdelta : req_.signature_store) = value;
+        return flow::go_on;
+    }
     if (key == "kernel-copy") {
         if (value == "auto") req_.kernel_copy = copy_mode::automatic;
         else if (value == "always") req_.kernel_copy = copy_mode::always;
@@ -490,6 +499,7 @@ action match_action(std::string_view word, bool as_rdiff) {
     if (!as_rdiff && !word.empty() && std::string_view("info").starts_with(word)) return action::info;
     if (!as_rdiff && std::string_view("recover").starts_with(word)) return action::recover;
     if (!as_rdiff && !word.empty() && std::string_view("verify").starts_with(word)) return action::verify;
+    if (!as_rdiff && word.size() >= 2 && std::string_view("push").starts_with(word)) return action::push;
     return action::none;
 }
 
@@ -503,7 +513,7 @@ void command_line::resolve_action() {
             const std::string& topic = positionals_[1];
             req_.help_topic = topic.empty() ? action::none : match_action(topic, false);
             if (req_.help_topic == action::none)
-                fail("help: no command '" + topic + "' (signature, delta, patch, recover, verify, info, benchmark)");
+                fail("help: no command '" + topic + "' (signature, delta, patch, recover, verify, push, info, benchmark)");
         }
         return;
     }
@@ -521,6 +531,8 @@ void command_line::resolve_action() {
     if (req_.act == action::info && req_.files.empty()) fail("Usage for info: " + prog + " info [--check] [--json] FILE");
     if (req_.act == action::recover && req_.files.empty()) fail("Usage for recover: " + prog + " recover IMAGE");
     if (req_.act == action::verify && req_.files.size() != 1) fail("Usage for verify: " + prog + " verify IMAGE");
+    if (req_.act == action::push && req_.files.size() != 2)
+        fail("Usage for push: " + prog + " [OPTIONS] push IMAGE [USER@]HOST:PATH");
     if (!as_rdiff_ && !error_) check_options_apply();
 }
 
@@ -531,7 +543,7 @@ void command_line::check_options_apply() {
         const command_set applies_to = option_commands(key);
         if (applies_to & command_bit(req_.act)) continue;
         std::string commands;
-        for (const action a : {action::signature, action::delta, action::patch, action::recover, action::verify, action::info,
+        for (const action a : {action::signature, action::delta, action::patch, action::recover, action::verify, action::push, action::info,
                                action::benchmark})
             if (applies_to & command_bit(a)) commands.append(commands.empty() ? "" : ", ").append(action_name(a));
         const std::string name = key.starts_with('-') ? key : "--" + key;
@@ -606,6 +618,7 @@ constexpr command_line_help command_lines[] = {
     {action::patch, "[OPTIONS] patch BASIS [DELTA [NEWFILE]]", "apply DELTA to BASIS"},
     {action::recover, "recover IMAGE", "finish or roll back an interrupted in-place patch of IMAGE"},
     {action::verify, "verify IMAGE", "compare IMAGE with the manifest its last in-place patch left"},
+    {action::push, "[OPTIONS] push IMAGE [USER@]HOST:PATH", "send IMAGE's changes over ssh into the copy at PATH"},
     {action::info, "info [--check] [--json] FILE", "describe and check a signature or a delta"},
     {action::benchmark, "benchmark [--json]", "measure the checksum kernels, signature, delta and patch"},
 };
@@ -648,6 +661,7 @@ const char* action_name(action a) {
     case action::recover: return "recover";
     case action::info: return "info";
     case action::verify: return "verify";
+    case action::push: return "push";
     case action::none: break;
     }
     return "";

@@ -15,7 +15,7 @@
 
 namespace rdelta::cli {
 
-enum class action { none, signature, delta, patch, benchmark, recover, info, verify };  // the last four: rdelta only
+enum class action { none, signature, delta, patch, benchmark, recover, info, verify, push };  // the last five: rdelta only
 /// The commands an option applies to: one bit per action (command_bit).
 using command_set = unsigned;
 constexpr command_set command_bit(action a) { return 1u << static_cast<unsigned>(a); }
@@ -59,6 +59,9 @@ struct request {
     bool no_checksum = false;          ///< --no-checksum: delta without the trailer (rdiff's bytes)
     bool journal = true;               ///< --no-journal turns it off: patch --in-place without undo journal
     std::string new_signature;         ///< --new-signature FILE: delta also writes the new file's signature
+    std::string ssh_command;           ///< -e, --ssh CMD: push runs the remote side through CMD (default "ssh")
+    std::string remote_rdelta;         ///< --remote-rdelta PATH: push's rdelta on the remote host (default "rdelta")
+    std::string signature_store;       ///< --signature-store FILE: where push keeps the remote image's signature
 
     codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
     int compression_level = 0;         ///< its LEVEL (the codec's default when none was attached)

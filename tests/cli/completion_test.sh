@@ -33,7 +33,7 @@ complete_line "rdelta -H " blake2 md4
 complete_line "rdelta --rollsum " rabinkarp rollsum
 complete_line "rdelta --hash=m" md4
 complete_line "rdelta sig" signature
-complete_line "rdelta -s " benchmark delta info patch recover signature verify
+complete_line "rdelta -s " benchmark delta info patch push recover signature verify
 complete_line "rdelta --max-output " 
 complete_line "rdelta signature disk." disk.img disk.sig
 complete_line "rdelta -f patch disk.img o" other.txt

@@ -361,6 +361,7 @@ TEST_CASE("help text: rdelta's lists every option") {
                            "              [OPTIONS] patch BASIS [DELTA [NEWFILE]]\n"
                            "              recover IMAGE\n"
                            "              verify IMAGE\n"
+                           "              [OPTIONS] push IMAGE [USER@]HOST:PATH\n"
                            "              info [--check] [--json] FILE\n"
                            "              benchmark [--json]\n\n"));
     // Everything rdiff lists, in the same layout...
@@ -398,9 +399,9 @@ TEST_CASE("options apply to the commands their rows name") {
     CHECK(refused({"--verify", "info", "f"}) == "--verify does not apply to info (only to patch)");
     CHECK(refused({"--max-output=5", "recover", "f"}) == "--max-output does not apply to recover (only to patch)");
     CHECK(refused({"signature", "--checksum"}) == "--checksum does not apply to signature (only to delta)");
-    CHECK(refused({"-j2", "patch", "a"}) == "--threads does not apply to patch (only to signature, delta)");
+    CHECK(refused({"-j2", "patch", "a"}) == "--threads does not apply to patch (only to signature, delta, push)");
     CHECK(refused({"--check", "delta", "s"}) == "--check does not apply to delta (only to info)");
-    CHECK(refused({"-z", "patch", "a"}).starts_with("--gzip does not apply to patch (only to signature, delta)"));
+    CHECK(refused({"-z", "patch", "a"}).starts_with("--gzip does not apply to patch (only to signature, delta, push)"));
     CHECK(option_commands("checksum") == command_bit(action::delta));
     CHECK(option_commands("no-such-option") == 0);
     // rdiff's options are accepted by each of rdiff's commands, under either name.

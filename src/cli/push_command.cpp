@@ -1,0 +1,506 @@
+// push_command.cpp - `rdelta push IMAGE [USER@]HOST:PATH`: the nightly recipe of the
+// README (delta --new-signature here, patch --in-place --verify there, the kept
+// signature rotated only after the remote verified) as one command.
+//
+// Every piece is rdelta itself: this process starts `rdelta delta` (the running
+// binary, /proc/self/exe) and, through ssh, `rdelta patch` or `rdelta signature` on
+// the remote host, and copies the delta from one to the other, counting what goes
+// on the wire. The kept signature describes what the remote holds. When the remote
+// holds something else (a run whose success never came back, a lost or stale kept
+// signature), its patch refuses the delta without changing the image (the checksum
+// trailer does not match: 106, or a COPY past its end: 103), and push then fetches
+// the remote's own signature and makes the delta against that.
+#include "push_command.hpp"
+
+#include "exit_codes.hpp"
+#include "ssh_remote.hpp"
+
+#include <rdelta/compression.hpp>
+#include <rdelta/file.hpp>
+#include <rdelta/format.hpp>
+#include <rdelta/signature.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <optional>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace rdelta::cli {
+
+namespace {
+
+// A descriptor closed when it goes out of scope.
+class fd_holder {
+public:
+    explicit fd_holder(int fd = -1) noexcept : fd_(fd) {}
+    fd_holder(fd_holder&& o) noexcept : fd_(o.release()) {}
+    fd_holder& operator=(fd_holder&& o) noexcept {
+        reset(o.release());
+        return *this;
+    }
+    ~fd_holder() { reset(); }
+    int get() const noexcept { return fd_; }
+    int release() noexcept { return std::exchange(fd_, -1); }
+    void reset(int fd = -1) noexcept {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = fd;
+    }
+
+private:
+    int fd_;
+};
+
+// An unlinked temporary file (a fetched signature, a child's stderr), never
+// inherited by the other children: a stray copy of a pipe's end would keep ssh
+// from seeing the delta's end.
+fd_holder temp_file() {
+    std::FILE* f = std::tmpfile();
+    if (!f) return fd_holder();
+    fd_holder fd(::fcntl(fileno(f), F_DUPFD_CLOEXEC, 3));
+    std::fclose(f);
+    return fd;
+}
+
+std::string read_all(int fd) {
+    std::string text;
+    char buf[4096];
+    for (off_t at = 0;;) {
+        const ssize_t got = ::pread(fd, buf, sizeof buf, at);
+        if (got <= 0) break;
+        text.append(buf, static_cast<std::size_t>(got)), at += got;
+    }
+    return text;
+}
+
+bool write_all(int fd, const std::uint8_t* p, std::size_t n) {
+    while (n > 0) {
+        const ssize_t put = ::write(fd, p, n);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return false;
+        p += put, n -= static_cast<std::size_t>(put);
+    }
+    return true;
+}
+
+// Copy `from` to `to` until `from` ends; false when `to` refused (ssh is gone).
+bool copy_stream(int from, int to, std::uint64_t& counted) {
+    std::vector<std::uint8_t> buf(std::size_t{256} << 10);
+    for (;;) {
+        const ssize_t got = ::read(from, buf.data(), buf.size());
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return true;
+        if (!write_all(to, buf.data(), static_cast<std::size_t>(got))) return false;
+        counted += static_cast<std::uint64_t>(got);
+    }
+}
+
+std::string human(std::uint64_t bytes) {
+    char text[32];
+    if (bytes < 1024) std::snprintf(text, sizeof text, "%" PRIu64 " B", bytes);
+    else if (bytes < (1u << 20)) std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024);
+    else if (bytes < (1u << 30)) std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / 1048576);
+    else std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / 1073741824);
+    return text;
+}
+
+// A remote or child exit status as push's own: rdelta's codes pass through, anything
+// else (ssh's 255, a shell's 127, a signal) is an I/O failure.
+int as_exit_code(const child_status& s) {
+    return s.exit_code >= 100 && s.exit_code <= 108 ? s.exit_code : exit_code(errc::io_error);
+}
+
+// The kept signature's default name: one per image and destination as written,
+// under the user's cache (a lost file only costs one signature fetch).
+std::optional<std::string> default_store(const std::string& image_real, const std::string& dest_text) {
+    std::string base;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home) base = std::string(home) + "/.cache";
+    else return std::nullopt;
+    base += "/rdelta/push";
+    for (auto at = base.find('/', 1);; at = base.find('/', at + 1)) {  // mkdir -p, private
+        if (::mkdir(base.substr(0, at).c_str(), 0700) != 0 && errno != EEXIST) return std::nullopt;
+        if (at == std::string::npos) break;
+    }
+    // FNV-1a: a stable name across builds (std::hash promises no such thing).
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (const std::string* s : {&image_real, &dest_text}) {
+        for (const unsigned char c : *s) h = (h ^ c) * 0x100000001b3ull;
+        h = (h ^ 0) * 0x100000001b3ull;
+    }
+    const auto slash = image_real.rfind('/');
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016" PRIx64, h);
+    return base + "/" + image_real.substr(slash + 1) + "-" + hex + ".sig";
+}
+
+struct push_stats {
+    std::uint64_t delta_bytes = 0;      ///< delta bytes written into ssh
+    std::uint64_t signature_bytes = 0;  ///< signature bytes read from ssh
+    int sessions = 0;                   ///< ssh connections made
+    const char* mode = "in-place";      ///< in-place, resync (remote signature fetched) or new-file
+};
+
+// The outcome of one ssh session: push's exit status so far, and whether the remote
+// rdelta refused the delta as not made for what it holds (its stderr kept to show
+// should push not recover).
+struct session_result {
+    int rc = 0;
+    bool refused = false;
+    std::string remote_text;
+};
+
+class push_run {
+public:
+    push_run(const request& req, const invocation& inv, destination dest, std::vector<std::string> ssh)
+        : req_(req), inv_(inv), dest_(std::move(dest)), ssh_(std::move(ssh)), image_(req.files[0]) {}
+    int run();
+
+private:
+    int fail(const std::string& message, int rc = exit_code(errc::io_error)) const;
+    void replay(const std::string& remote_text) const;
+    int open_store();
+    std::vector<std::string> ssh_argv(const std::vector<std::string>& remote_words) const;
+    std::vector<std::string> delta_argv() const;
+    std::vector<std::string> patch_words(bool new_file) const;
+    session_result send(int basis_fd, bool new_file);
+    std::string remote_failure(const char* what, const child_status& s) const;
+    session_result judge(const child_status& delta, const child_status& ssh, bool ssh_gone, std::string remote_text) const;
+    enum class fetched { ok, absent, failed };
+    fetched fetch(fd_holder& sig, int& rc, bool may_recover = true);
+    void recover_remote();
+    fd_holder empty_signature(int& rc) const;
+    int finish();
+
+    const request& req_;
+    const invocation& inv_;
+    destination dest_;
+    std::vector<std::string> ssh_;
+    std::string image_, store_, next_;
+    fd_holder lock_;
+    push_stats stats_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+int push_run::fail(const std::string& message, int rc) const {
+    std::fprintf(stderr, "%s: push: %s\n", inv_.prog.c_str(), message.c_str());
+    return rc;
+}
+
+// What the remote side wrote on stderr, each line marked with the host it came from.
+void push_run::replay(const std::string& remote_text) const {
+    std::size_t at = 0;
+    while (at < remote_text.size()) {
+        auto end = remote_text.find('\n', at);
+        if (end == std::string::npos) end = remote_text.size();
+        std::fprintf(stderr, "%s: %.*s\n", dest_.host.c_str(), static_cast<int>(end - at), remote_text.data() + at);
+        at = end + 1;
+    }
+}
+
+// Find the kept signature's file and lock it: two pushes of one destination at once
+// would rotate each other's signatures.
+int push_run::open_store() {
+    char* real = ::realpath(image_.c_str(), nullptr);
+    if (!real) return fail(image_ + ": " + std::strerror(errno));
+    const std::string image_real = real;
+    std::free(real);
+    if (!req_.signature_store.empty()) {
+        store_ = req_.signature_store;
+    } else if (auto found = default_store(image_real, req_.files[1])) {
+        store_ = *found;
+    } else {
+        return fail("no place to keep the remote image's signature ($HOME/.cache/rdelta/push cannot be made): "
+                    "give --signature-store FILE");
+    }
+    next_ = store_ + ".next";
+    const std::string lock_name = store_ + ".lock";
+    lock_.reset(::open(lock_name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (lock_.get() < 0) return fail(lock_name + ": cannot open: " + std::strerror(errno));
+    if (::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0)
+        return fail(lock_name + ": another push of this image to this destination is running (locked)");
+    return exit_success;
+}
+
+std::vector<std::string> push_run::ssh_argv(const std::vector<std::string>& remote_words) const {
+    std::vector<std::string> argv = ssh_;
+    argv.push_back(dest_.host);
+    argv.push_back(remote_command_line(remote_words));
+    return argv;
+}
+
+// This very binary makes the delta and tomorrow's signature in one read of the image;
+// the signature to delta against comes on its standard input.
+std::vector<std::string> push_run::delta_argv() const {
+    std::vector<std::string> a{"/proc/self/exe", "delta", "--in-place-safe", "--fsync", "-f", "--new-signature", next_};
+    if (req_.quiet) a.emplace_back("-q");
+    if (req_.progress) a.emplace_back(*req_.progress ? "--progress" : "--no-progress");
+    if (req_.statistics) a.emplace_back("-s");
+    if (req_.nocache) a.emplace_back("--nocache");
+    if (req_.threads > 0) a.push_back("--threads=" + std::to_string(req_.threads));
+    if (req_.max_strong_work >= 0) a.push_back("--max-strong-work=" + std::to_string(req_.max_strong_work));
+    if (req_.compression != codec::none)
+        a.push_back(std::string("--") + codec_name(req_.compression) + "=" + std::to_string(req_.compression_level));
+    if (req_.ultra) a.emplace_back("--ultra");
+    for (const char* w : {"--", "-"}) a.emplace_back(w);
+    a.push_back(image_);
+    a.emplace_back("-");
+    return a;
+}
+
+// The remote patch: in place under its journal, or (no file there yet) a new file
+// published whole, never over one that appeared meanwhile (no -f).
+std::vector<std::string> push_run::patch_words(bool new_file) const {
+    std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "patch", "--verify", "-q"};
+    if (req_.nocache) w.emplace_back("--nocache");
+    if (new_file) {
+        for (const char* s : {"--fsync", "--", "/dev/null", "-"}) w.emplace_back(s);
+        w.push_back(dest_.path);
+    } else {
+        for (const char* s : {"--in-place", "--"}) w.emplace_back(s);
+        w.push_back(dest_.path);
+        w.emplace_back("-");
+    }
+    return w;
+}
+
+// One delta from the image against `basis_fd`, streamed through ssh into the remote
+// patch.
+session_result push_run::send(int basis_fd, bool new_file) {
+    int delta_pipe[2], ssh_pipe[2];
+    if (::pipe2(delta_pipe, O_CLOEXEC) != 0) return {fail(std::string("pipe: ") + std::strerror(errno))};
+    fd_holder delta_out(delta_pipe[0]), delta_in(delta_pipe[1]);
+    if (::pipe2(ssh_pipe, O_CLOEXEC) != 0) return {fail(std::string("pipe: ") + std::strerror(errno))};
+    fd_holder ssh_out(ssh_pipe[0]), ssh_in(ssh_pipe[1]);
+    fd_holder remote_err = temp_file();
+    ::lseek(basis_fd, 0, SEEK_SET);
+    const pid_t delta = spawn(delta_argv(), {basis_fd, delta_in.get(), -1});
+    if (delta < 0) return {fail(std::string("cannot start rdelta delta: ") + std::strerror(errno))};
+    delta_in.reset();
+    const pid_t ssh = spawn(ssh_argv(patch_words(new_file)), {ssh_out.get(), -1, remote_err.get()});
+    if (ssh < 0) {
+        const int e = errno;
+        delta_out.reset();  // the delta stops on a broken pipe
+        wait_child(delta);
+        return {fail("cannot start " + ssh_.front() + ": " + std::strerror(e))};
+    }
+    ++stats_.sessions;
+    ssh_out.reset();
+    const bool ssh_gone = !copy_stream(delta_out.get(), ssh_in.get(), stats_.delta_bytes);
+    delta_out.reset();
+    const child_status made = wait_child(delta);
+    // A failed delta must reach the remote as a dropped connection, never as a
+    // stream that merely ends (a cut delta is refused there anyway: no END).
+    if (!made.ok()) ::kill(ssh, SIGTERM);
+    ssh_in.reset();
+    const child_status remote = wait_child(ssh);
+    return judge(made, remote, ssh_gone, remote_err.get() >= 0 ? read_all(remote_err.get()) : std::string());
+}
+
+session_result push_run::judge(const child_status& delta, const child_status& ssh, bool ssh_gone,
+                               std::string remote_text) const {
+    const std::string where = dest_.host + ":" + dest_.path;
+    if (!delta.ok() && !ssh_gone) {
+        // rdelta delta said what went wrong on the line above; the remote saw no END.
+        return {fail("making the delta of " + image_ + " failed (rdelta delta " + delta.describe() + "); " + where +
+                         " was not changed",
+                     as_exit_code(delta))};
+    }
+    if (ssh.ok() && delta.ok()) {
+        if (!req_.quiet) replay(remote_text);
+        return {exit_success};
+    }
+    // Refused unchanged: made for another state (106: the result would not match the
+    // trailer; 103: a COPY past its end), or the file is gone (a full copy follows).
+    const bool gone = ssh.exit_code == 100 && remote_text.find("No such file or directory") != std::string::npos;
+    if (ssh.exit_code == 103 || ssh.exit_code == 106 || gone) return {as_exit_code(ssh), true, std::move(remote_text)};
+    replay(remote_text);
+    if (ssh.ok())  // the remote patch succeeded on what it received, yet the delta failed: impossible
+        return {fail("rdelta delta " + delta.describe() + " after the remote patch succeeded", as_exit_code(delta))};
+    return {fail(remote_failure("rdelta patch", ssh) + (ssh.exit_code == 255 || ssh.exit_code < 0
+                                                            ? "; " + where + " is unchanged, or its journal rolls it back "
+                                                                             "on the next push"
+                                                            : std::string()),
+                 as_exit_code(ssh))};
+}
+
+// Why an ssh session failed: ssh itself (255, a signal), the remote shell not finding
+// rdelta (126, 127), or the remote rdelta's own status.
+std::string push_run::remote_failure(const char* what, const child_status& s) const {
+    const auto slash = ssh_.front().rfind('/');
+    const std::string ssh = ssh_.front().substr(slash == std::string::npos ? 0 : slash + 1) == "ssh"
+                                ? std::string("ssh")
+                                : "ssh command " + ssh_.front();
+    if (s.exit_code == 255 || s.exit_code < 0)
+        return ssh + " " + s.describe() + " (connection to " + dest_.host + " failed or dropped)";
+    if (s.exit_code == 126 || s.exit_code == 127)
+        return std::string(what) + ": the remote command " + s.describe() + " (is rdelta installed on " + dest_.host +
+               "? see --remote-rdelta)";
+    return std::string(what) + " on " + dest_.host + " " + s.describe();
+}
+
+// The remote image's signature, with the command line's -b, -S, -H and -R.
+push_run::fetched push_run::fetch(fd_holder& sig, int& rc, bool may_recover) {
+    std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "signature", "-q",
+                               "--hash=" + req_.hash, "--rollsum=" + req_.rollsum};
+    if (req_.block_size != 0) w.push_back("--block-size=" + std::to_string(req_.block_size));
+    if (req_.sum_size != 0) w.push_back("--sum-size=" + std::to_string(req_.sum_size));
+    if (req_.nocache) w.emplace_back("--nocache");
+    w.emplace_back("--");
+    w.push_back(dest_.path);
+    w.emplace_back("-");
+    sig = temp_file();
+    fd_holder err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (sig.get() < 0 || err.get() < 0) return rc = fail(std::string("temporary file: ") + std::strerror(errno)), fetched::failed;
+    const pid_t ssh = spawn(ssh_argv(w), {none.get(), sig.get(), err.get()});
+    if (ssh < 0) return rc = fail("cannot start " + ssh_.front() + ": " + std::strerror(errno)), fetched::failed;
+    ++stats_.sessions;
+    const child_status s = wait_child(ssh);
+    const std::string text = read_all(err.get());
+    struct stat st {};
+    if (s.ok() && ::fstat(sig.get(), &st) == 0) {
+        stats_.signature_bytes += static_cast<std::uint64_t>(st.st_size);
+        return fetched::ok;
+    }
+    // rdelta's own message for a missing input; a file that appears meanwhile is still
+    // safe, as the new-file patch does not replace one.
+    if (s.exit_code == 100 && text.find("No such file or directory") != std::string::npos) return fetched::absent;
+    // An interrupted patch left its journal there (signature refuses a half-patched
+    // image and names `rdelta recover`): roll it back, then ask again.
+    if (s.exit_code == 100 && may_recover && text.find("rdelta recover") != std::string::npos) {
+        recover_remote();
+        return fetch(sig, rc, false);
+    }
+    replay(text);
+    rc = fail("fetching the signature of " + dest_.host + ":" + dest_.path + " failed: " +
+                  remote_failure("rdelta signature", s),
+              as_exit_code(s));
+    return fetched::failed;
+}
+
+void push_run::recover_remote() {
+    const std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "recover", "--", dest_.path};
+    fd_holder err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    const pid_t ssh = spawn(ssh_argv(w), {none.get(), -1, err.get()});
+    if (ssh < 0) return;
+    ++stats_.sessions;
+    wait_child(ssh);
+    if (err.get() >= 0) replay(read_all(err.get()));
+}
+
+// A signature with no blocks, with the parameters `rdelta signature IMAGE` would
+// choose: the first delta is all literals, and the signature it writes alongside
+// has the parameters the image's size calls for.
+fd_holder push_run::empty_signature(int& rc) const {
+    sig_format format;
+    format.strong = req_.hash == "md4" ? strong_kind::md4 : strong_kind::blake2;
+    format.weak = req_.rollsum == "rollsum" ? weak_kind::rollsum : weak_kind::rabinkarp;
+    fd_holder image(::open(image_.c_str(), O_RDONLY | O_CLOEXEC));
+    const off_t size = image.get() >= 0 ? ::lseek(image.get(), 0, SEEK_END) : -1;
+    if (size < 0) return rc = fail(image_ + ": " + std::strerror(errno)), fd_holder();
+    auto params = resolve_sig_params({size, magic_of_format(format), static_cast<std::uint64_t>(req_.block_size), req_.sum_size});
+    if (!params) return rc = fail(params.err().message, exit_code(params.err().code)), fd_holder();
+    auto bytes = make_signature({}, params->params);
+    if (!bytes) return rc = fail(bytes.err().message, exit_code(bytes.err().code)), fd_holder();
+    fd_holder sig = temp_file();
+    if (sig.get() < 0 || !write_all(sig.get(), bytes->data(), bytes->size()))
+        return rc = fail(std::string("temporary file: ") + std::strerror(errno)), fd_holder();
+    return sig;
+}
+
+// The remote image holds the new state: its signature becomes the kept one.
+int push_run::finish() {
+    if (::rename(next_.c_str(), store_.c_str()) != 0) {
+        const int e = errno;
+        ::unlink(store_.c_str());  // stale now: the next push fetches the remote's instead
+        return fail(dest_.host + ":" + dest_.path + " is up to date, but keeping its signature failed: " + next_ + ": " +
+                    std::strerror(e));
+    }
+    const auto slash = store_.rfind('/');
+    fd_holder folder(::open(slash == std::string::npos ? "." : store_.substr(0, slash + (slash == 0)).c_str(),
+                            O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (folder.get() >= 0) ::fsync(folder.get());
+    struct stat st {};
+    const std::uint64_t image_bytes = ::stat(image_.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (!req_.quiet)
+        std::fprintf(stderr, "%s: push: %s -> %s:%s (%s): sent %s of delta for %s (%.2f%%), fetched %s of signature, "
+                             "verified; %.2f s\n",
+                     inv_.prog.c_str(), image_.c_str(), dest_.host.c_str(), dest_.path.c_str(), stats_.mode,
+                     human(stats_.delta_bytes).c_str(), human(image_bytes).c_str(),
+                     image_bytes ? 100.0 * static_cast<double>(stats_.delta_bytes) / static_cast<double>(image_bytes) : 0.0,
+                     human(stats_.signature_bytes).c_str(), secs);
+    if (req_.statistics)
+        std::fprintf(stderr, "%s: push: %" PRIu64 " delta bytes sent, %" PRIu64 " signature bytes fetched, %d ssh sessions, "
+                             "kept signature %s\n",
+                     inv_.prog.c_str(), stats_.delta_bytes, stats_.signature_bytes, stats_.sessions, store_.c_str());
+    if (req_.json)
+        std::fprintf(stderr, "{\"command\": \"push\", \"mode\": \"%s\", \"delta_bytes\": %" PRIu64 ", \"signature_bytes\": %" PRIu64
+                             ", \"image_bytes\": %" PRIu64 ", \"ssh_sessions\": %d, \"elapsed_s\": %.3f}\n",
+                     stats_.mode, stats_.delta_bytes, stats_.signature_bytes, image_bytes, stats_.sessions, secs);
+    return exit_success;
+}
+
+int push_run::run() {
+    if (int rc = open_store()) return rc;
+    ::unlink(next_.c_str());  // a dead run's; we hold the lock
+    fd_holder kept(::open(store_.c_str(), O_RDONLY | O_CLOEXEC));
+    if (kept.get() < 0 && errno != ENOENT) return fail(store_ + ": cannot open: " + std::strerror(errno));
+    if (kept.get() >= 0) {
+        session_result first = send(kept.get(), false);
+        if (!first.refused) return first.rc == exit_success ? finish() : first.rc;
+        // Nothing changed there: the remote holds another state than the kept signature's.
+        if (!req_.quiet)
+            std::fprintf(stderr, "%s: push: %s:%s does not hold what %s describes (its patch exited with %d, unchanged): "
+                                 "fetching its signature\n",
+                         inv_.prog.c_str(), dest_.host.c_str(), dest_.path.c_str(), store_.c_str(), first.rc);
+        stats_.mode = "resync";
+    }
+    int rc = exit_success;
+    fd_holder basis;
+    fetched got = fetch(basis, rc);
+    if (got == fetched::failed) return rc;
+    const bool new_file = got == fetched::absent;
+    if (new_file) {
+        stats_.mode = "new-file";
+        basis = empty_signature(rc);
+        if (basis.get() < 0) return rc;
+    }
+    session_result second = send(basis.get(), new_file);
+    if (second.refused) {
+        replay(second.remote_text);
+        return fail("rdelta patch on " + dest_.host + " refused the delta made against its own signature (exit " +
+                        std::to_string(second.rc) + "): did " + dest_.path + " change meanwhile?",
+                    second.rc);
+    }
+    return second.rc == exit_success ? finish() : second.rc;
+}
+
+}  // namespace
+
+int push_command(const request& req, const invocation& inv) {
+    if (is_std_stream(req.files[0])) return report_usage(inv, "push needs IMAGE as a file, not standard input ('-')");
+    auto dest = parse_destination(req.files[1]);
+    if (auto* problem = std::get_if<std::string>(&dest)) return report_usage(inv, "push: " + *problem);
+    auto ssh = split_command(req.ssh_command.empty() ? std::string("ssh") : req.ssh_command);
+    if (!ssh) return report_usage(inv, "--ssh '" + req.ssh_command + "' is not a command (an unbalanced quote?)");
+    if (req.threads < 0 || req.threads > 1024) return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
+    if (req.hash != "blake2" && req.hash != "md4") return report_usage(inv, "Unknown hash algorithm '" + req.hash + "'.");
+    if (req.rollsum != "rabinkarp" && req.rollsum != "rollsum")
+        return report_usage(inv, "Unknown rollsum algorithm '" + req.rollsum + "'.");
+    // A write into ssh after it ended must fail with EPIPE, not end this process
+    // before it can say so (children get the default back).
+    std::signal(SIGPIPE, SIG_IGN);
+    return push_run(req, inv, std::get<destination>(std::move(dest)), std::move(*ssh)).run();
+}
+
+}  // namespace rdelta::cli

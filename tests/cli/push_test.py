@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""`rdelta push IMAGE HOST:PATH` against a real sshd on 127.0.0.1 (its own host key,
+client key and configuration in a temporary folder): the first push creates the
+remote copy, later ones send small deltas and rotate the kept signature; a
+connection killed mid-stream leaves the remote image as it was, a success that
+never came back is set right by the next push (remote signature fetched), a remote
+patch killed mid-write is rolled back by the next push's patch; bad destinations,
+an unreachable host and a missing remote rdelta fail with one clear line.
+Usage: push_test.py --rdelta PATH. Skips (77) when sshd is not installed."""
+import argparse
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from tally import check, summary
+
+MiB = 1 << 20
+SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_sshd(work):
+    """An sshd for this test alone; returns (process, ssh command words)."""
+    for name in ("host_key", "client_key"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(work, name)], check=True)
+    shutil.copy(os.path.join(work, "client_key.pub"), os.path.join(work, "authorized_keys"))
+    os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation folder
+    port = free_port()
+    config = os.path.join(work, "sshd_config")
+    with open(config, "w") as f:
+        f.write(f"Port {port}\nListenAddress 127.0.0.1\nHostKey {work}/host_key\n"
+                f"AuthorizedKeysFile {work}/authorized_keys\nStrictModes no\nPermitRootLogin yes\n"
+                "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nPidFile none\nUseDNS no\n")
+    sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", config], stderr=open(os.path.join(work, "sshd.log"), "w"))
+    ssh = ["ssh", "-p", str(port), "-i", f"{work}/client_key", "-o", "StrictHostKeyChecking=no",
+           "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "-o", "GSSAPIAuthentication=no"]
+    for _ in range(100):
+        if subprocess.run(ssh + ["127.0.0.1", "true"], capture_output=True).returncode == 0:
+            break
+        time.sleep(0.1)
+    # One connection carries the ordinary sessions: a handshake costs seconds on a
+    # busy machine. The mid-stream drop uses a connection of its own.
+    mux = ssh + ["-o", f"ControlPath={work}/mux", "-o", "ControlMaster=no"]
+    subprocess.run(ssh + ["-o", f"ControlPath={work}/mux", "-M", "-N", "-f", "-o", "ControlPersist=yes", "127.0.0.1"],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sshd, ssh, mux
+
+
+def content(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def edit(path, rng, regions, size=4096):
+    data = bytearray(content(path))
+    for _ in range(regions):
+        at = rng.randrange(len(data) - size)
+        data[at:at + size] = rng.randbytes(size)
+    with open(path, "wb") as f:
+        f.write(data)
+    return bytes(data)
+
+
+class pusher:
+    def __init__(self, rdelta, ssh, store):
+        self.rdelta, self.ssh, self.store = rdelta, ssh, store
+
+    def run(self, image, dest, *extra, ssh=None, remote=None, env=None):
+        args = [self.rdelta, "push", "--json", "--ssh", " ".join(ssh or self.ssh),
+                "--remote-rdelta", remote or self.rdelta, "--signature-store", self.store, *extra, image, dest]
+        r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
+        stats = {}
+        for line in r.stderr.splitlines():
+            if line.startswith("{"):
+                stats = json.loads(line)
+        return r, stats
+
+
+def wrapper(work, name, body):
+    """A stand-in for ssh (python), passed with --ssh before the real ssh words."""
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write("#!/usr/bin/env python3\nimport os, signal, subprocess, sys\n" + body)
+    os.chmod(path, 0o755)
+    return path
+
+
+# Forwards stdin to the real ssh until N bytes went through, then kills it: the
+# connection drops in the middle of the delta.
+DROP_AFTER = """
+limit = int(sys.argv[1])
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE)
+sent = 0
+while sent < limit:
+    chunk = os.read(0, min(65536, limit - sent))
+    if not chunk:
+        break
+    p.stdin.write(chunk); p.stdin.flush(); sent += len(chunk)
+p.kill(); p.wait()
+sys.exit(255)
+"""
+# Lets the whole session run, then reports a dropped connection: the remote applied
+# the delta, but its success never reached push.
+LOSE_SUCCESS = """
+sys.exit(255 if subprocess.run(sys.argv[1:]).returncode == 0 else 1)
+"""
+
+
+def kept_signature_is_images(rdelta, store, image):
+    header = content(store)[:12]
+    block, strong = int.from_bytes(header[4:8], "big"), int.from_bytes(header[8:12], "big")
+    want = subprocess.run([rdelta, "signature", "-b", str(block), "-S", str(strong), image, "-"],
+                          capture_output=True).stdout
+    return content(store) == want
+
+
+def scenarios(rdelta, work, ssh, direct):
+    rng = random.Random(7)
+    image, remote_dir = os.path.join(work, "disk.img"), os.path.join(work, "remote dir")
+    os.mkdir(remote_dir)
+    remote = os.path.join(remote_dir, "it's disk.img")  # a blank and a quote for the remote shell
+    dest = "root@127.0.0.1:" + remote
+    store = os.path.join(work, "disk.sig")
+    p = pusher(rdelta, ssh, store)
+    with open(image, "wb") as f:
+        f.write(rng.randbytes(3 * MiB) + bytes(MiB) + rng.randbytes(MiB // 2 + 123))
+    size = os.path.getsize(image)
+
+    r, s = p.run(image, dest)
+    check(r.returncode == 0 and content(remote) == content(image),
+          f"the first push creates the remote copy ({r.returncode}, {r.stderr!r})")
+    check(s.get("mode") == "new-file" and s.get("ssh_sessions") == 2, f"it fetched nothing there was: {s}")
+    check(os.path.exists(store) and kept_signature_is_images(rdelta, store, image),
+          "the kept signature is the image's")
+    check(any(line.startswith("rdelta: push: ") and "verified" in line for line in r.stderr.splitlines()),
+          f"a one-line summary ({r.stderr!r})")
+
+    old = content(image)
+    edit(image, rng, 5)
+    r, s = p.run(image, dest)
+    check(r.returncode == 0 and content(remote) == content(image), f"the second push updates it ({r.stderr!r})")
+    check(s.get("mode") == "in-place" and 0 < s.get("delta_bytes", size) < size // 20 and s.get("signature_bytes") == 0,
+          f"a small delta and no signature on the wire: {s}")
+    check(kept_signature_is_images(rdelta, store, image) and not os.path.exists(store + ".next"),
+          "the kept signature rotated to the new image's")
+
+    # ssh killed while the delta streams: the remote image is untouched, nothing rotates.
+    old, old_store = content(image), content(store)
+    new = edit(image, rng, 300)
+    drop = wrapper(work, "drop", DROP_AFTER)
+    r, s = p.run(image, dest, ssh=[drop, "200000"] + direct)
+    check(r.returncode != 0 and content(remote) == old, f"a connection dropped mid-stream changes nothing there ({r.returncode})")
+    check(content(store) == old_store, "the kept signature did not rotate")
+    check("ssh" in r.stderr.splitlines()[-1] and "255" in r.stderr.splitlines()[-1],
+          f"the last line says ssh failed ({r.stderr!r})")
+    r, s = p.run(image, dest)
+    check(r.returncode == 0 and content(remote) == new and s.get("mode") == "in-place",
+          f"the next push applies it ({r.stderr!r}, {s})")
+
+    # The remote applied, but its success was lost: the next push resyncs.
+    new = edit(image, rng, 10)
+    lose = wrapper(work, "lose", LOSE_SUCCESS)
+    old_store = content(store)
+    r, s = p.run(image, dest, ssh=[lose] + ssh)
+    check(r.returncode != 0 and content(remote) == new and content(store) == old_store,
+          f"a lost success: remote new, kept signature old ({r.returncode})")
+    new = edit(image, rng, 3)
+    r, s = p.run(image, dest)
+    check(r.returncode == 0 and content(remote) == new, f"the next push catches up, verified ({r.stderr!r}, {s})")
+    check(kept_signature_is_images(rdelta, store, image), "and keeps the image's signature")
+
+    # The remote holds what the kept signature does not describe (changed there): its
+    # patch refuses the delta unchanged, and push fetches its signature.
+    with open(remote, "r+b") as f:
+        f.seek(3 * MiB + 5000)
+        f.write(b"changed on the remote side")
+    new = edit(image, rng, 3)
+    r, s = p.run(image, dest)
+    check(r.returncode == 0 and content(remote) == new and s.get("mode") == "resync" and s.get("signature_bytes", 0) > 0
+          and s.get("ssh_sessions") == 3, f"a remote at another state: its signature fetched, then updated ({r.stderr!r}, {s})")
+    check("fetching its signature" in r.stderr and "127.0.0.1: " not in r.stderr,
+          f"push says why it fetches, not the remote's refusal ({r.stderr!r})")
+    check(kept_signature_is_images(rdelta, store, image), "the kept signature is the image's again")
+
+    # The remote patch killed between two journal batches: the next push's patch rolls
+    # it back and applies.
+    killer = os.path.join(work, "rdelta-killed")
+    with open(killer, "w") as f:
+        f.write(f"#!/bin/sh\nRDELTA_INPLACE_BATCH_BYTES=65536 RDELTA_TEST_KILL_AFTER_BATCH=2 exec '{rdelta}' \"$@\"\n")
+    os.chmod(killer, 0o755)
+    old, new = content(image), edit(image, rng, 200)
+    r, s = p.run(image, dest, remote=killer)
+    check(r.returncode != 0 and os.path.exists(os.path.join(remote_dir, ".it's disk.img.rdelta-journal")),
+          f"a remote patch killed mid-write leaves its journal ({r.returncode}, {r.stderr!r})")
+    r, s = p.run(image, dest)
+    check(r.returncode == 0 and content(remote) == new and s.get("mode") == "in-place" and s.get("signature_bytes") == 0,
+          f"the next push rolls back and applies, in place against the kept signature ({r.stderr!r}, {s})")
+
+    # The remote file deleted: its patch cannot open it, the fetch finds nothing, and
+    # the image goes whole again.
+    os.unlink(remote)
+    r, s = p.run(image, dest)
+    check(r.returncode == 0 and content(remote) == new and s.get("mode") == "new-file" and s.get("ssh_sessions") == 3,
+          f"a deleted remote file is copied again ({r.stderr!r}, {s})")
+
+    # No kept signature (a new cache): the remote's is fetched once; the default store
+    # is under $XDG_CACHE_HOME/rdelta/push.
+    new = edit(image, rng, 2)
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache"))
+    args = [rdelta, "push", "-q", "--ssh", " ".join(ssh), "--remote-rdelta", rdelta, image, dest]
+    r = subprocess.run(args, capture_output=True, text=True, env=env)
+    kept = os.listdir(os.path.join(work, "cache", "rdelta", "push")) if r.returncode == 0 else []
+    check(r.returncode == 0 and content(remote) == new and r.stderr == "", f"-q is quiet ({r.stderr!r})")
+    sig = [k for k in kept if k.startswith("disk.img-") and k.endswith(".sig")]
+    check(len(sig) == 1 and kept_signature_is_images(rdelta, os.path.join(work, "cache", "rdelta", "push", sig[0]), image),
+          f"without a kept signature the remote's is fetched; the default store is under the cache ({kept})")
+
+
+def errors(rdelta, work, ssh, direct):
+    image = os.path.join(work, "disk.img")
+    def push(*args):
+        return subprocess.run([rdelta, "push", *args], capture_output=True, text=True, timeout=60)
+    for args, what in (((image,), "no destination"), ((image, "nocolon"), "no ':'"), ((image, "host:"), "no path"),
+                       ((image, "-oProxyCommand=x:y"), "a host like an option")):
+        r = push(*args)
+        check(r.returncode == 101 and len(r.stderr.splitlines()) == 1, f"{what}: usage error, one line ({r.stderr!r})")
+    closed = direct.copy()
+    closed[closed.index("-p") + 1] = str(free_port())
+    r = push("--ssh", " ".join(closed), "--signature-store", os.path.join(work, "x.sig"), image, "127.0.0.1:/x")
+    last = r.stderr.splitlines()[-1] if r.stderr else ""
+    check(r.returncode == 100 and "ssh exited with 255" in last, f"an unreachable host ({r.returncode}, {r.stderr!r})")
+    r = push("--ssh", " ".join(ssh), "--remote-rdelta", "/nonexistent/rdelta", "--signature-store",
+             os.path.join(work, "y.sig"), image, "127.0.0.1:" + os.path.join(work, "y.img"))
+    check(r.returncode == 100 and "--remote-rdelta" in r.stderr.splitlines()[-1],
+          f"no rdelta on the remote host ({r.stderr!r})")
+    r = push("--ssh", "ssh 'unbalanced", image, "h:/x")
+    check(r.returncode == 101, f"an unbalanced --ssh ({r.stderr!r})")
+    r = push(os.path.join(work, "missing.img"), "h:/x")
+    check(r.returncode == 100 and "missing.img" in r.stderr, f"a missing image ({r.stderr!r})")
+    r = subprocess.run([rdelta, "signature", "--ssh", "ssh", image, "/dev/null"], capture_output=True, text=True)
+    check(r.returncode == 101 and "--ssh" in r.stderr, f"--ssh belongs to push ({r.stderr!r})")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rdelta", required=True)
+    rdelta = os.path.abspath(parser.parse_args().rdelta)
+    if not os.path.exists(SSHD):
+        print("sshd is not installed (.ci/install-deps installs openssh-server): skipped")
+        return 77
+    with tempfile.TemporaryDirectory() as work:
+        sshd, direct, ssh = start_sshd(work)
+        try:
+            scenarios(rdelta, work, ssh, direct)
+            errors(rdelta, work, ssh, direct)
+        finally:
+            subprocess.run(ssh + ["-O", "exit", "127.0.0.1"], capture_output=True)
+            sshd.terminate()
+            sshd.wait()
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
