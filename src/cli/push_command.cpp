@@ -224,7 +224,7 @@ int push_run::open_store() {
     }
     next_ = store_ + ".next";
     const std::string lock_name = store_ + ".lock";
-    lock_.reset(::open(lock_name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    lock_.reset(::open(lock_name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));  // never a planted symlink
     if (lock_.get() < 0) return fail(lock_name + ": cannot open: " + std::strerror(errno));
     if (::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0)
         return fail(lock_name + ": another push of this image to this destination is running (locked)");
