@@ -6,7 +6,7 @@ Usage: isa_leak_check.py [-v] BINARY_OR_ARCHIVE_OR_OBJECT...
 Why: per-ISA translation units are compiled with -mavx2 / -mavx512*. Any inline
 function or template instantiated there (std::min, our own header helpers) is
 emitted as a weak symbol, and the linker may keep that AVX copy for the whole
-program: baseline CPUs then die with SIGILL (docs/style.md, "A C++ hazard").
+program: baseline CPUs then die with SIGILL (HACKING.md, "SIMD kernels and dispatch").
 Running the tests on a modern CPU cannot catch it, so we read the disassembly.
 
 What counts as a post-baseline instruction (x86-64 baseline = SSE2):

@@ -87,7 +87,7 @@ result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, c
                                       job_options options, const signature_sink& sink);
 
 /// A job that parses a signature file into `*out` (which must outlive the job).
-/// The header is validated in librsync's order (see the format reference, 1.4).
+/// The header is validated in librsync's order (docs/format.md).
 /// `name` is used in error messages ("sig.bin: ...").
 /// `size_hint`, the signature file's size when known, lets it allocate the records once.
 /// Header fields are judged in librsync's order, so a file that is no signature (a

@@ -1,5 +1,5 @@
 // error_report.cpp - words a failed job's error as librsync 2.3.2 does on its trace
-// callback (format reference 8 and 9.7), so rdiff linked to this library prints the
+// callback, so rdiff linked to this library prints the
 // lines rdiff linked to librsync prints. Our library's messages say more (offsets,
 // file names); where librsync has its own wording we rebuild that from the error
 // code and the stream header the job saw, and otherwise pass ours on under the name

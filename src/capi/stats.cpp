@@ -1,5 +1,5 @@
-// stats.cpp - rs_format_stats() and rs_log_stats(): librsync 2.3.2's statistics line
-// (format reference 9.5), which rdiff -s prints.
+// stats.cpp - rs_format_stats() and rs_log_stats(): librsync 2.3.2's statistics line,
+// which rdiff -s prints.
 #include "capi.hpp"
 
 #include <cinttypes>

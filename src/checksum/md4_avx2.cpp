@@ -1,7 +1,7 @@
 // md4_avx2.cpp - 8-lane MD4 in ymm registers (md4_simd_body.inc over AVX2).
 // Compiled with -mavx2 -mbmi2: everything here but the kernel entry has internal
 // linkage in namespace md4_avx2 and no STL is included, so no AVX2-compiled copy
-// of a shared inline function can leak into baseline code (style.md).
+// of a shared inline function can leak into baseline code (HACKING.md, "SIMD kernels and dispatch").
 #include <immintrin.h>
 
 #include <cstddef>

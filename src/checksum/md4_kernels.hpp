@@ -4,7 +4,7 @@
 // Internal to the library: callers go through md4_many()/md4_one() (md4_many.hpp),
 // which pick a kernel by active_isa(). Each SIMD kernel lives in its own translation
 // unit compiled with that ISA's -m flags, so this header stays C-like on purpose:
-// declarations only, no inline code and no STL (see docs/style.md, "A C++ hazard").
+// declarations only, no inline code and no STL (HACKING.md, "SIMD kernels and dispatch").
 //
 // Multi-buffer kernels hash exactly N independent messages of one common length
 // `len` (any length, 0 included), lane i reading only msgs[i][0 .. len): the last

@@ -1,7 +1,7 @@
 // md4_neon.cpp - 4-lane MD4 in NEON q registers (md4_simd_body.inc over AArch64
 // Advanced SIMD). NEON is part of every aarch64 CPU, so no flags are needed, but
 // the unit keeps the per-ISA rules all the same: everything but the kernel entry
-// has internal linkage in namespace md4_neon, and no STL is included (style.md).
+// has internal linkage in namespace md4_neon, and no STL is included (HACKING.md, "SIMD kernels and dispatch").
 // A bit select (BSL) computes F in one instruction and, on c ^ d, the majority G;
 // a rotate is a shift left plus a shift-right-and-insert (SRI).
 #include <arm_neon.h>

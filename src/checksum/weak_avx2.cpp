@@ -1,7 +1,7 @@
 // weak_avx2.cpp - whole-block weak sums in ymm registers (weak_simd_body.inc over AVX2).
 // Compiled with -mavx2 -mbmi2: everything here but the kernel entries has internal
 // linkage in namespace weak_avx2 and no STL is included, so no AVX2-compiled copy
-// of a shared inline function can leak into baseline code (style.md).
+// of a shared inline function can leak into baseline code (HACKING.md, "SIMD kernels and dispatch").
 #include <immintrin.h>
 
 #include <cstddef>

@@ -4,7 +4,7 @@
 // rollsum_block_fast() (weak_dispatch.hpp), which pick a kernel by active_isa().
 // Each kernel lives in its own translation unit compiled with that ISA's -m flags,
 // so this header stays C-like on purpose: declarations only, no inline code and
-// no STL (see docs/style.md, "A C++ hazard").
+// no STL (HACKING.md, "SIMD kernels and dispatch").
 //
 // Every kernel accepts any n (0 included) and any alignment, and reads only
 // p[0, n): a block may end right before an unmapped page. Results equal the scalar

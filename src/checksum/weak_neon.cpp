@@ -2,7 +2,7 @@
 // AArch64 Advanced SIMD, 16 bytes per vector, 32 per step). NEON is part of every
 // aarch64 CPU, so no flags are needed, but the unit keeps the per-ISA rules all
 // the same: everything but the kernel entries has internal linkage in namespace
-// weak_neon, and no STL is included (style.md).
+// weak_neon, and no STL is included (HACKING.md, "SIMD kernels and dispatch").
 #include <arm_neon.h>
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // weak_sse2.cpp - whole-block weak sums in xmm registers. Rollsum is weak_simd_body.inc
 // over SSE2; RabinKarp has its own body below, as SSE2 has no pmulld for the shared one.
 // Compiled with -msse2 (the x86-64 baseline). Everything but the kernel entries has
-// internal linkage in namespace weak_sse2, and no STL is included (style.md).
+// internal linkage in namespace weak_sse2, and no STL is included (HACKING.md, "SIMD kernels and dispatch").
 #include <immintrin.h>
 
 #include <cstddef>

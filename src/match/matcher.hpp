@@ -1,5 +1,5 @@
 // matcher.hpp - delta generation's scan and command emission, exactly as
-// librsync 2.3.2 (the format reference, section 7.3).
+// librsync 2.3.2 scans (its deltas are matched byte for byte by the interop suite).
 //
 // State: `start` (first byte not yet encoded), `scan` (pending literal bytes after
 // start) and a pending COPY. While strictly more than one block of data follows

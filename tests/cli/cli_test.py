@@ -6,8 +6,7 @@
 Each test runs the same argument list with both programs, each in its own fresh
 directory holding identical input files. Checked:
   * exit codes are equal (and rdiff's equals the code the test was written for, so a
-    test that does not provoke what it claims is reported, see
-    /work/shared/docs/librsync-format.md sections 8-9);
+    test that does not provoke what it claims is reported; exit codes: man/rdelta.1, EXIT STATUS);
   * on success: identical stdout bytes and identical directory contents afterwards
     (rdelta's deltas are made with --no-checksum: by default they end with a trailer);
   * on failure: rdelta printed something to stderr;

@@ -4,7 +4,7 @@ Everything here is pure data: no processes are run. Every case carries its own s
 key, so the bytes of a case do not depend on thread scheduling or on which other cases
 were selected (a failure can be re-run alone with --only).
 
-Format facts used below come from /work/shared/docs/librsync-format.md (sections 1, 5, 6, 8).
+Format facts used below are those of docs/format.md.
 """
 
 import random

@@ -13,7 +13,7 @@ sig_params resolve(std::int64_t size, std::int64_t strong = 0, std::uint32_t mag
 }
 }  // namespace
 
-TEST_CASE("defaults table from the format reference") {
+TEST_CASE("defaults table of rdiff 2.3.2 (docs/format.md)") {
     struct row {
         std::int64_t size;
         std::uint32_t block;
