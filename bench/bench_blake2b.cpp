@@ -4,8 +4,8 @@
 // 256 MiB (a 32 MiB buffer, several passes) and reports the best of a few
 // repetitions in GiB/s, with every available level forced in turn. The libb2
 // row calls blake2b() once per block, as rdiff does.
-#include "cpu/cpu_features.hpp"
 #include "checksum/blake2b_many.hpp"
+#include "cpu/cpu_features.hpp"
 
 #include <blake2.h>
 
@@ -72,9 +72,8 @@ int main() {
         force_isa(level);
         std::printf("blake2b256_many %-6s", isa_name(level));
         for (std::size_t bs : block_sizes) {
-            const double rate = best_gib_per_s(bs, [&](std::size_t blocks) {
-                blake2b256_many(data.data(), bs, blocks, digests.data(), 32);
-            });
+            const double rate = best_gib_per_s(
+                bs, [&](std::size_t blocks) { blake2b256_many(data.data(), bs, blocks, digests.data(), 32); });
             std::printf("%10.3f", rate);
         }
         std::printf("\n");

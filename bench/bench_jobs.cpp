@@ -77,7 +77,12 @@ int main(int argc, char** argv) {
     for (const std::uint32_t block_len : {2048u, 32768u, 1u << 20}) {
         char what[64];
         std::snprintf(what, sizeof what, "signature, %u-byte blocks", block_len);
-        if (!print_rows(what, [&] { return rdelta::make_signature_job({0x72730147, block_len, 32}); }, basis)) {
+        if (!print_rows(
+                what,
+                [&] {
+                    return rdelta::make_signature_job({0x72730147, block_len, 32});
+                },
+                basis)) {
             std::fprintf(stderr, "bench_jobs: the signature job failed\n");
             return 1;
         }

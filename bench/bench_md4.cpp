@@ -4,8 +4,8 @@
 // about 256 MiB went through, so the numbers measure the kernels, not memory.
 // Usage: bench_md4 [MiB per row, default 256]
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include "cpu/cpu_features.hpp"
 #include "checksum/md4_many.hpp"
+#include "cpu/cpu_features.hpp"
 
 #include <openssl/md4.h>
 

@@ -104,7 +104,8 @@ int main(int argc, char** argv) {
         row(name, data, sizes, total, [](const std::uint8_t* p, std::size_t n) { return rabinkarp_block_fast(p, n); });
     }
     reset_forced_isa();
-    row("rabinkarp_block", data, sizes, total, [](const std::uint8_t* p, std::size_t n) { return rabinkarp_block(p, n); });
+    row("rabinkarp_block", data, sizes, total,
+        [](const std::uint8_t* p, std::size_t n) { return rabinkarp_block(p, n); });
     row("rabinkarp_of", data, sizes, total, [](const std::uint8_t* p, std::size_t n) { return rabinkarp_of(p, n); });
 
     for (isa level : isa_ladder()) {

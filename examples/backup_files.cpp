@@ -65,8 +65,9 @@ result<void> diff(const signature& sig, const std::string& new_path, const std::
     job_options options;
     options.checksum = true;       // the new file's length and XXH3-128 after END
     options.in_place_safe = true;  // patch --in-place can apply it
-    auto made = make_delta_from(reader, static_cast<std::uint64_t>(in->regular_size()), sig, options, packer->sink(),
-                                [](std::uint64_t done) { std::fprintf(stderr, "\rdelta: %llu bytes", (unsigned long long)done); });
+    auto made = make_delta_from(
+        reader, static_cast<std::uint64_t>(in->regular_size()), sig, options, packer->sink(),
+        [](std::uint64_t done) { std::fprintf(stderr, "\rdelta: %llu bytes", (unsigned long long)done); });
     std::fputc('\n', stderr);
     if (!made) return std::move(made).err();
     if (auto finished = packer->finish(); !finished) return finished;

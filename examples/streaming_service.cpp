@@ -54,7 +54,8 @@ int main() {
     auto loader = make_loadsig_job(&sig, "peer signature");
     if (auto loaded = stream_through(*loader, *sig_bytes, net); !loaded)
         return std::fprintf(stderr, "%s\n", loaded.err().message.c_str()), 1;
-    if (auto indexed = sig.build_index(); !indexed) return std::fprintf(stderr, "%s\n", indexed.err().message.c_str()), 1;
+    if (auto indexed = sig.build_index(); !indexed)
+        return std::fprintf(stderr, "%s\n", indexed.err().message.c_str()), 1;
     job_options with_check;
     with_check.checksum = true;  // the receiver can verify what it rebuilds
     auto delta_job = make_delta_job(sig, with_check);

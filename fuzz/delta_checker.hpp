@@ -15,8 +15,8 @@
 
 #include "checksum/rabinkarp.hpp"
 #include "checksum/rollsum.hpp"
-#include "checksum/weak_sum.hpp"
 #include "checksum/strong_sum.hpp"
+#include "checksum/weak_sum.hpp"
 
 #include <rdelta/format.hpp>
 #include <rdelta/signature.hpp>
@@ -25,7 +25,7 @@ namespace rdelta::fuzz {
 
 struct delta_command {
     bool copy = false;
-    std::uint64_t pos = 0;      ///< COPY: basis offset; LITERAL: offset of its data in the delta
+    std::uint64_t pos = 0;  ///< COPY: basis offset; LITERAL: offset of its data in the delta
     std::uint64_t len = 0;
     std::uint64_t new_off = 0;  ///< where its bytes go in the new file
 };
@@ -38,7 +38,9 @@ inline std::uint64_t get_be(const std::uint8_t* p, int w) {
     return v;
 }
 
-inline int min_width(std::uint64_t v) { return v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8; }
+inline int min_width(std::uint64_t v) {
+    return v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8;
+}
 
 }  // namespace detail_checker
 
@@ -106,12 +108,11 @@ inline void check_delta_against(const signature& sig, std::span<const std::uint8
     const std::uint64_t bl = prm.block_len;
     std::uint64_t covered = 0;
     for (const delta_command& c : cmds) {
-        FUZZ_CHECK(c.len <= new_file.size() - covered, "delta covers more than the %zu-byte new file",
-                   new_file.size());
+        FUZZ_CHECK(c.len <= new_file.size() - covered, "delta covers more than the %zu-byte new file", new_file.size());
         const std::uint8_t* here = new_file.data() + covered;
         if (!c.copy) {
-            FUZZ_CHECK(std::memcmp(here, delta.data() + c.pos, c.len) == 0, "LITERAL at new offset %llu is not new data",
-                       static_cast<unsigned long long>(covered));
+            FUZZ_CHECK(std::memcmp(here, delta.data() + c.pos, c.len) == 0,
+                       "LITERAL at new offset %llu is not new data", static_cast<unsigned long long>(covered));
         } else {
             FUZZ_CHECK(sig.block_count() > 0 && c.pos % bl == 0, "COPY from %llu: not a block start",
                        static_cast<unsigned long long>(c.pos));
@@ -123,11 +124,11 @@ inline void check_delta_against(const signature& sig, std::span<const std::uint8
                 const std::uint8_t* win = here + done;
                 const std::uint32_t weak = fmt.weak == weak_kind::rollsum ? rdelta::detail::rollsum_of(win, w)
                                                                           : rdelta::detail::rabinkarp_of(win, w);
-                FUZZ_CHECK(rdelta::detail::weak_key(fmt.weak, weak) ==
-                               rdelta::detail::weak_key(fmt.weak, sig.weak_sum(block)),
-                           "COPY window at new offset %llu has weak sum %#x, block %llu has %#x",
-                           static_cast<unsigned long long>(covered + done), weak,
-                           static_cast<unsigned long long>(block), sig.weak_sum(block));
+                FUZZ_CHECK(
+                    rdelta::detail::weak_key(fmt.weak, weak) == rdelta::detail::weak_key(fmt.weak, sig.weak_sum(block)),
+                    "COPY window at new offset %llu has weak sum %#x, block %llu has %#x",
+                    static_cast<unsigned long long>(covered + done), weak, static_cast<unsigned long long>(block),
+                    sig.weak_sum(block));
                 std::uint8_t digest[32];
                 rdelta::detail::strong_sum(fmt.strong, win, w, digest);
                 FUZZ_CHECK(same({digest, prm.strong_len}, sig.strong_sum(block)),

@@ -25,7 +25,7 @@
 namespace rdelta::fuzz {
 
 [[noreturn]] __attribute__((format(printf, 4, 5))) inline void check_failed(const char* file, int line,
-                                                                              const char* expr, const char* fmt, ...) {
+                                                                            const char* expr, const char* fmt, ...) {
     std::fprintf(stderr, "\n==FUZZ CHECK FAILED== %s:%d: %s\n  ", file, line, expr);
     va_list args;
     va_start(args, fmt);
@@ -133,9 +133,9 @@ private:
 /// Outcome of driving a job to completion or error.
 struct run_result {
     bool ok = false;
-    error err;               ///< when !ok
-    bytes out;               ///< every byte the job wrote into its output windows
-    std::uint64_t calls = 0; ///< iterate() calls
+    error err;                ///< when !ok
+    bytes out;                ///< every byte the job wrote into its output windows
+    std::uint64_t calls = 0;  ///< iterate() calls
 };
 
 /// Run `j` over `in`, feeding input and output windows from the schedules. Each call

@@ -22,10 +22,10 @@
 
 #include "checksum/rabinkarp.hpp"
 #include "checksum/rollsum.hpp"
+#include "checksum/strong_sum.hpp"
 #include "checksum/weak_block_sum.hpp"
 #include "checksum/weak_sum.hpp"
 #include "cpu/cpu_features.hpp"
-#include "checksum/strong_sum.hpp"
 #include "match/window_skip.hpp"
 #include "match/window_skip_kernels.hpp"
 
@@ -55,9 +55,9 @@ void reference_digest(strong_kind kind, const std::uint8_t* p, std::size_t n, st
 // target fast.
 struct weak_refs {
     std::uint32_t rk_all = 0, rs_all = 0;
-    std::size_t n = 0;                             // bytes the rolling check covers
-    std::vector<std::uint32_t> rk_rot, rs_rot;    // window at each position
-    std::vector<std::uint32_t> rk_out, rs_out;    // after rolling out 1, 2, ... bytes
+    std::size_t n = 0;                          // bytes the rolling check covers
+    std::vector<std::uint32_t> rk_rot, rs_rot;  // window at each position
+    std::vector<std::uint32_t> rk_out, rs_out;  // after rolling out 1, 2, ... bytes
 };
 
 // Rolling: slide a window over the data, then shrink it from the front (as the
@@ -120,7 +120,8 @@ void check_weak(const std::uint8_t* p, std::size_t n, std::size_t window, const 
 std::vector<std::uint8_t> reference_strong(strong_kind kind, const std::uint8_t* p, std::size_t block_len,
                                            std::size_t count) {
     std::vector<std::uint8_t> refs(count * 32);
-    for (std::size_t i = 0; i < count; ++i) reference_digest(kind, p ? p + i * block_len : nullptr, block_len, &refs[i * 32]);
+    for (std::size_t i = 0; i < count; ++i)
+        reference_digest(kind, p ? p + i * block_len : nullptr, block_len, &refs[i * 32]);
     return refs;
 }
 
@@ -135,8 +136,8 @@ void check_strong(strong_kind kind, const std::uint8_t* p, std::size_t block_len
         const std::uint8_t* ref = &refs[i * 32];
         d::strong_sum(kind, block, block_len, one);
         const char* name = kind == strong_kind::md4 ? "md4" : "blake2b";
-        FUZZ_CHECK(std::memcmp(one, ref, dlen) == 0, "[%s] strong_sum %s of a %zu-byte block differs from the reference",
-                   level, name, block_len);
+        FUZZ_CHECK(std::memcmp(one, ref, dlen) == 0,
+                   "[%s] strong_sum %s of a %zu-byte block differs from the reference", level, name, block_len);
         FUZZ_CHECK(std::memcmp(many.data() + i * d::digest_stride, ref, dlen) == 0,
                    "[%s] strong_sum_many %s: digest %zu of %zu (%zu-byte blocks) differs", level, name, i, count,
                    block_len);
@@ -170,7 +171,7 @@ void check_skip_one(const std::uint8_t* p, std::size_t window, std::size_t limit
                    window, limit, at, want);
         FUZZ_CHECK(got.digest() == ref.digest(), "[%s] %s skip from %zu: state differs at %zu", level, what, pos, at);
         if (limit - at <= lanes) break;  // not a whole group left: the kernel stopped there
-        w = ref;  // a passing window: on from it
+        w = ref;                         // a passing window: on from it
         pos = at;
     }
 }
@@ -184,12 +185,13 @@ void check_skip(const std::uint8_t* p, std::size_t n, std::size_t window, const 
     const std::size_t lanes = wide ? d::skip_lanes_avx512 : d::skip_lanes_avx2;
     const auto rk = wide ? d::rabinkarp_skip_avx512 : d::rabinkarp_skip_avx2;
     const auto rs = wide ? d::rollsum_skip_avx512 : d::rollsum_skip_avx2;
-    check_skip_one<d::rabinkarp>(p, window, limit, f, lanes, [&](d::rabinkarp& w, std::size_t pos) {
-        return rk(f, p, pos, limit, w.count, w.mult_pow, &w.hash);
-    }, "rabinkarp", name);
-    check_skip_one<d::rollsum>(p, window, limit, f, lanes, [&](d::rollsum& w, std::size_t pos) {
-        return rs(f, p, pos, limit, w.count, &w.s1, &w.s2);
-    }, "rollsum", name);
+    check_skip_one<d::rabinkarp>(
+        p, window, limit, f, lanes,
+        [&](d::rabinkarp& w, std::size_t pos) { return rk(f, p, pos, limit, w.count, w.mult_pow, &w.hash); },
+        "rabinkarp", name);
+    check_skip_one<d::rollsum>(
+        p, window, limit, f, lanes,
+        [&](d::rollsum& w, std::size_t pos) { return rs(f, p, pos, limit, w.count, &w.s1, &w.s2); }, "rollsum", name);
 }
 
 }  // namespace

@@ -59,8 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     patch_options ref_opts;
     ref_opts.max_output = limit + 1;
     auto ref_job = make_patch_job(whole, ref_opts);
-    const run_result ref = drive(*ref_job, delta.span(), chunk_schedule(1 << 20),
-                                 chunk_schedule(static_cast<std::size_t>(limit + 2)));
+    const run_result ref =
+        drive(*ref_job, delta.span(), chunk_schedule(1 << 20), chunk_schedule(static_cast<std::size_t>(limit + 2)));
 
     short_read_basis reader(basis.span(), max_read);
     patch_options opts;
@@ -73,8 +73,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(got.out.size() <= limit, "patch wrote %zu bytes with max_output %llu (%s)", got.out.size(),
                static_cast<unsigned long long>(limit), got.ok ? "succeeded" : describe(got.err).c_str());
     if (over) {
-        FUZZ_CHECK(!got.ok && got.err.code == errc::mem_error, "output over the limit %llu must fail with mem_error: %s",
-                   static_cast<unsigned long long>(limit), got.ok ? "succeeded" : describe(got.err).c_str());
+        FUZZ_CHECK(!got.ok && got.err.code == errc::mem_error,
+                   "output over the limit %llu must fail with mem_error: %s", static_cast<unsigned long long>(limit),
+                   got.ok ? "succeeded" : describe(got.err).c_str());
         FUZZ_CHECK(same(got.out, std::span(ref.out).first(got.out.size())), "output differs from reference at %zu",
                    first_difference(got.out, ref.out));
         return 0;
@@ -96,15 +97,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(got.err.code == ref.err.code, "error %s, one call gave %s", describe(got.err).c_str(),
                    describe(ref.err).c_str());
         const errc c = got.err.code;
-        FUZZ_CHECK(c == errc::input_ended || c == errc::corrupt || c == errc::bad_magic,
-                   "unexpected patch error %s", describe(got.err).c_str());
+        FUZZ_CHECK(c == errc::input_ended || c == errc::corrupt || c == errc::bad_magic, "unexpected patch error %s",
+                   describe(got.err).c_str());
         // Everything before the failing command was written, whatever the windows.
         FUZZ_CHECK(same(got.out, ref.out), "output before the error (%zu bytes) differs from one call (%zu) at %zu",
                    got.out.size(), ref.out.size(), first_difference(got.out, ref.out));
         return 0;
     }
-    FUZZ_CHECK(same(got.out, ref.out), "chunked output (%zu bytes) differs from one call (%zu) at %zu",
-               got.out.size(), ref.out.size(), first_difference(got.out, ref.out));
+    FUZZ_CHECK(same(got.out, ref.out), "chunked output (%zu bytes) differs from one call (%zu) at %zu", got.out.size(),
+               ref.out.size(), first_difference(got.out, ref.out));
     FUZZ_CHECK(delta.size() >= 5 && delta.data()[0] == 0x72 && delta.data()[1] == 0x73 && delta.data()[2] == 0x02 &&
                    delta.data()[3] == 0x36,
                "a patch succeeded on a delta without magic and END");

@@ -42,7 +42,8 @@ public:
         return n;
     }
     result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
-        FUZZ_CHECK(pos + b.size() <= limit_, "in-place write past the output size (%llu)", static_cast<unsigned long long>(pos + b.size()));
+        FUZZ_CHECK(pos + b.size() <= limit_, "in-place write past the output size (%llu)",
+                   static_cast<unsigned long long>(pos + b.size()));
         ++changes_;
         if (pos + b.size() > bytes_.size()) grow(pos + b.size());
         std::memcpy(bytes_.data() + pos, b.data(), b.size());
@@ -117,13 +118,17 @@ std::vector<std::uint8_t> edited(const std::vector<std::uint8_t>& image, std::sp
         const std::size_t len = edits[i + 3] * 7u + 1;
         const auto fill = static_cast<std::uint8_t>(edits[i] | 1);
         switch (edits[i] % 5) {
-        case 0: out.insert(out.begin() + static_cast<std::ptrdiff_t>(pos), len, fill); break;
-        case 1: out.erase(out.begin() + static_cast<std::ptrdiff_t>(pos), out.begin() + static_cast<std::ptrdiff_t>(std::min(out.size(), pos + len))); break;
-        case 2:
-            for (std::size_t k = pos; k < std::min(out.size(), pos + len); ++k) out[k] = static_cast<std::uint8_t>(fill + k);
-            break;
-        case 3: out.resize(out.size() + len, edits[i] & 2 ? 0 : fill); break;
-        default: out.resize(std::min(out.size(), pos)); break;
+            case 0: out.insert(out.begin() + static_cast<std::ptrdiff_t>(pos), len, fill); break;
+            case 1:
+                out.erase(out.begin() + static_cast<std::ptrdiff_t>(pos),
+                          out.begin() + static_cast<std::ptrdiff_t>(std::min(out.size(), pos + len)));
+                break;
+            case 2:
+                for (std::size_t k = pos; k < std::min(out.size(), pos + len); ++k)
+                    out[k] = static_cast<std::uint8_t>(fill + k);
+                break;
+            case 3: out.resize(out.size() + len, edits[i] & 2 ? 0 : fill); break;
+            default: out.resize(std::min(out.size(), pos)); break;
         }
     }
     return out;
@@ -185,10 +190,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta));
     };
     auto done = patch_in_place(open, file, options);
-    FUZZ_CHECK(!journal.present, "a journal was left behind (%s)", done.ok() ? "success" : describe(done.err()).c_str());
+    FUZZ_CHECK(!journal.present, "a journal was left behind (%s)",
+               done.ok() ? "success" : describe(done.err()).c_str());
     if (done.ok()) {
         FUZZ_CHECK(ref.ok(), "in place succeeded where apply_patch fails: %s", describe(ref.err()).c_str());
-        FUZZ_CHECK(file.bytes_ == *ref, "in-place result (%zu bytes) differs from apply_patch (%zu)", file.bytes_.size(), ref->size());
+        FUZZ_CHECK(file.bytes_ == *ref, "in-place result (%zu bytes) differs from apply_patch (%zu)",
+                   file.bytes_.size(), ref->size());
         FUZZ_CHECK(done->has_trailer == done->job.checksum_verified, "trailer found but not verified");
         if (raw || !done->manifest_published) return 0;
         // The next night, with the manifest.

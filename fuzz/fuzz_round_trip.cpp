@@ -27,11 +27,11 @@
 #include "delta_checker.hpp"
 #include "match/index_access.hpp"
 
-#include "match/block_index.hpp"
-#include "format/command_writer.hpp"
-#include "delta/output_queue.hpp"
-#include "match/parallel_scan.hpp"
 #include "core/parallel.hpp"
+#include "delta/output_queue.hpp"
+#include "format/command_writer.hpp"
+#include "match/block_index.hpp"
+#include "match/parallel_scan.hpp"
 
 #include <rdelta/rdelta.hpp>
 
@@ -60,7 +60,8 @@ bytes direct_scan(const signature& sig, std::span<const std::uint8_t> d, unsigne
     rdelta::detail::matcher<Kind> m(*rdelta::detail::index_access::of(sig), bl, strong, writer, stats, budget);
     writer.magic(static_cast<std::uint32_t>(magic::delta));
     if (threads > 1 && d.size() > bl)
-        rdelta::detail::scan_parallel(m, *rdelta::detail::index_access::of(sig), bl, strong, d.data(), d.size(), threads, stats, budget);
+        rdelta::detail::scan_parallel(m, *rdelta::detail::index_access::of(sig), bl, strong, d.data(), d.size(),
+                                      threads, stats, budget);
     else
         m.scan_full(d.data(), d.size());
     m.scan_tail(d.data(), d.size());
@@ -78,8 +79,8 @@ void check_parallel_scan(const signature& sig, std::span<const std::uint8_t> new
     if (same(par, delta)) return;
     // Only on a difference, the direct sequential scan: is it the parallel scan, or
     // does the direct scan not reproduce make_delta?
-    const bytes seq = rs ? direct_scan<weak_kind::rollsum>(sig, new_file, 1)
-                         : direct_scan<weak_kind::rabinkarp>(sig, new_file, 1);
+    const bytes seq =
+        rs ? direct_scan<weak_kind::rollsum>(sig, new_file, 1) : direct_scan<weak_kind::rabinkarp>(sig, new_file, 1);
     FUZZ_CHECK(same(seq, delta), "direct sequential scan differs from make_delta at %zu", first_difference(seq, delta));
     FUZZ_CHECK(same(par, seq), "parallel scan with %u segments differs from sequential at byte %zu (%zu vs %zu bytes)",
                threads, first_difference(par, seq), par.size(), seq.size());
@@ -134,8 +135,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         prm.block_len = large_mode_blocks[rng.below(5)];
         // Pieces a sixteenth of the default's, for as many joins per file as at 2 MiB.
         basis_v = synth_basis(basis_part, (std::size_t{32} << 10) + rng.below(16 << 10), rng, 1250);
-        new_v = synth_new(basis_v, payload, prm.block_len, (std::size_t{64} << 10) + 4096 + rng.below(48 << 10), rng,
-                          4096);
+        new_v =
+            synth_new(basis_v, payload, prm.block_len, (std::size_t{64} << 10) + 4096 + rng.below(48 << 10), rng, 4096);
     } else {
         const std::size_t mid = basis_part.size() / 2;
         if (compose == 1 || compose == 3) new_v.insert(new_v.end(), basis_part.begin() + mid, basis_part.end());
@@ -146,8 +147,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     // Blocks of 1-4 bytes match almost everywhere (a strong sum per position):
     // at most 1 KB of basis and of new file then, so such inputs stay fast.
-    if (prm.block_len <= 4 && !large) basis_v.resize(std::min<std::size_t>(basis_v.size(), 1024)),
-                                      new_v.resize(std::min<std::size_t>(new_v.size(), 1024));
+    if (prm.block_len <= 4 && !large)
+        basis_v.resize(std::min<std::size_t>(basis_v.size(), 1024)),
+            new_v.resize(std::min<std::size_t>(new_v.size(), 1024));
     exact_buffer basis(basis_v), new_file(new_v);
 
     const bytes sig_bytes = signature_of(basis.span(), prm, threads);
@@ -163,8 +165,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto loaded = load_signature(sig_bytes);
     FUZZ_CHECK(loaded.ok(), "our signature does not load: %s", loaded.ok() ? "" : describe(loaded.err()).c_str());
     signature& sig = *loaded;
-    FUZZ_CHECK(sig.block_count() == blocks && sig.params().magic == prm.magic && sig.params().block_len == prm.block_len &&
-                   sig.params().strong_len == prm.strong_len,
+    FUZZ_CHECK(sig.block_count() == blocks && sig.params().magic == prm.magic &&
+                   sig.params().block_len == prm.block_len && sig.params().strong_len == prm.strong_len,
                "loaded signature differs from the one made");
     if (auto built = sig.build_index(); !built) FUZZ_CHECK(false, "build_index: %s", describe(built.err()).c_str());
 

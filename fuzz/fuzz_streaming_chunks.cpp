@@ -36,7 +36,9 @@ void check_same_signature(const signature& a, const signature& b) {
                    "streamed loadsig differs at block %zu", i);
 }
 
-const char* what(const run_result& r) { return r.ok ? "ok" : r.err.message.c_str(); }
+const char* what(const run_result& r) {
+    return r.ok ? "ok" : r.err.message.c_str();
+}
 
 }  // namespace
 

@@ -56,9 +56,8 @@ struct new_signature_output {
 /// the blocks it spans. Same bytes as make_delta_job() over the whole file; with
 /// an empty signature the file is read in chunks of the block length, as rdiff.
 /// With `new_signature`, its sink receives the new file's signature as well.
-result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
-                                  job_options options, const delta_sink& sink,
-                                  const delta_progress& progress = {},
+result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig, job_options options,
+                                  const delta_sink& sink, const delta_progress& progress = {},
                                   const new_signature_output* new_signature = nullptr);
 
 /// A stream of the new file, for make_delta_job(), that makes the new file's
@@ -80,8 +79,7 @@ private:
 };
 
 /// Delta of a whole new file held in memory (slack deltas use `slack_chunk` bytes).
-result<std::vector<std::uint8_t>> make_delta(const signature& sig,
-                                             std::span<const std::uint8_t> new_file,
+result<std::vector<std::uint8_t>> make_delta(const signature& sig, std::span<const std::uint8_t> new_file,
                                              std::size_t slack_chunk = 0, job_options options = {});
 
 }  // namespace rdelta

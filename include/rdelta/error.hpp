@@ -48,7 +48,9 @@ struct error {
 };
 
 /// Make an error value; `return fail(errc::corrupt, "...")` converts to any result<T>.
-inline error fail(errc code, std::string message) { return error{code, std::move(message)}; }
+inline error fail(errc code, std::string message) {
+    return error{code, std::move(message)};
+}
 
 /// Either a T or an error.
 template <class T>

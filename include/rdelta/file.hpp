@@ -10,18 +10,20 @@
 #include <rdelta/manifest.hpp>
 #include <rdelta/patch.hpp>
 
+#include <sys/stat.h>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 namespace rdelta {
 
 /// "-" names the standard stream (the command maps a missing name to "-").
-inline bool is_std_stream(const std::string& path) { return path == "-"; }
+inline bool is_std_stream(const std::string& path) {
+    return path == "-";
+}
 
 /// An input file or standard input.
 ///
@@ -204,11 +206,11 @@ private:
     std::uint64_t dropped_to_ = 0;   // --nocache: pages before this were dropped
     std::uint64_t flushing_to_ = 0;  // writeback started up to here
     bool force_ = false, sparse_ = false, nocache_ = false, durable_ = false;
-    bool no_direct_copy_ = false;  // the kernel refused a copy_file_range
-    bool unnamed_ = false;         // fd_ is an O_TMPFILE file: nothing to remove if the run dies
-    std::string staging_folder_;   // rewrite_inode: where the complete output is named before the rewrite
-    std::string pending_;          // rewrite_inode: the name it takes there, which recovery finds
-    int data_fd_ = -1;             // append_copy: the data run of data_fd_ found last,
+    bool no_direct_copy_ = false;                // the kernel refused a copy_file_range
+    bool unnamed_ = false;                       // fd_ is an O_TMPFILE file: nothing to remove if the run dies
+    std::string staging_folder_;                 // rewrite_inode: where the complete output is named before the rewrite
+    std::string pending_;                        // rewrite_inode: the name it takes there, which recovery finds
+    int data_fd_ = -1;                           // append_copy: the data run of data_fd_ found last,
     std::uint64_t data_from_ = 0, data_to_ = 0;  // [data_from_, data_to_)
 };
 
@@ -216,13 +218,15 @@ private:
 /// outlive the job): COPY runs are copied file to file inside the kernel, where the
 /// filesystem may share extents (reflinks on XFS and btrfs). Use it with take_trailer.
 std::function<result<std::uint64_t>(std::uint64_t, std::uint64_t, std::uint64_t)> direct_file_copy(file_basis& basis,
-                                                                                                     output_file& out);
+                                                                                                   output_file& out);
 
 /// An output being written, read back before it is committed (to check it).
 class written_output final : public basis_reader {
 public:
     explicit written_output(const output_file& out) : out_(out) {}
-    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override { return out_.read_back(pos, out); }
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
+        return out_.read_back(pos, out);
+    }
     bool is_hole(std::uint64_t pos, std::uint64_t len) override { return out_.hole_in_written(pos, len); }
 
 private:

@@ -39,10 +39,10 @@ std::uint32_t magic_of_format(sig_format format) noexcept;
 /// Full digest length of a strong sum: 16 for MD4, 32 for BLAKE2b-256.
 std::size_t max_strong_len(strong_kind kind) noexcept;
 
-inline constexpr std::size_t max_strong_sum_length = 32;  ///< RS_MAX_STRONG_SUM_LENGTH
-inline constexpr std::uint32_t stream_block_len = 2048;    ///< RS_DEFAULT_BLOCK_LEN
-inline constexpr std::uint32_t stream_min_strong_len = 12; ///< RS_DEFAULT_MIN_STRONG_LEN
-inline constexpr std::size_t max_literal_run = 32768;      ///< literal cap of 2.3.2 deltas
+inline constexpr std::size_t max_strong_sum_length = 32;    ///< RS_MAX_STRONG_SUM_LENGTH
+inline constexpr std::uint32_t stream_block_len = 2048;     ///< RS_DEFAULT_BLOCK_LEN
+inline constexpr std::uint32_t stream_min_strong_len = 12;  ///< RS_DEFAULT_MIN_STRONG_LEN
+inline constexpr std::size_t max_literal_run = 32768;       ///< literal cap of 2.3.2 deltas
 
 /// Fully resolved parameters of a signature: what its 12-byte header holds.
 struct sig_params {

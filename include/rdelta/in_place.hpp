@@ -26,9 +26,9 @@ class manifest_storage;
 /// Such a delta cannot tell its basis from its output, so applying it twice would
 /// corrupt the file silently; the file remembers it instead.
 struct applied_delta {
-    std::array<std::uint8_t, 16> digest{};  ///< XXH3-128 of the delta's bytes
-    std::uint64_t size = 0;                 ///< the file's size after it
-    std::int64_t mtime_s = 0, mtime_ns = 0; ///< the modification time it gave the file
+    std::array<std::uint8_t, 16> digest{};   ///< XXH3-128 of the delta's bytes
+    std::uint64_t size = 0;                  ///< the file's size after it
+    std::int64_t mtime_s = 0, mtime_ns = 0;  ///< the modification time it gave the file
 };
 
 /// A file that is both the basis and the output of an in-place patch.
@@ -119,14 +119,14 @@ struct in_place_options {
 
 /// What an in-place patch did.
 struct in_place_stats {
-    job_stats job;                         ///< as a patch job's (out_bytes = new size)
-    bool has_trailer = false;              ///< the delta has a checksum trailer (verified)
-    bool recovered = false;                ///< a journal of an interrupted run was rolled back first
-    std::uint64_t image_bytes_written = 0; ///< bytes written to the file (holes left alone are not)
+    job_stats job;                          ///< as a patch job's (out_bytes = new size)
+    bool has_trailer = false;               ///< the delta has a checksum trailer (verified)
+    bool recovered = false;                 ///< a journal of an interrupted run was rolled back first
+    std::uint64_t image_bytes_written = 0;  ///< bytes written to the file (holes left alone are not)
     std::uint64_t journal_bytes_written = 0;
-    std::uint64_t syncs = 0;               ///< fsync/fdatasync calls on the journal and the file
-    std::uint64_t verify_bytes_read = 0;   ///< file bytes read to verify the output, before and after writing
-    bool manifest_used = false;            ///< unchanged chunks were taken from the manifest, not read
+    std::uint64_t syncs = 0;              ///< fsync/fdatasync calls on the journal and the file
+    std::uint64_t verify_bytes_read = 0;  ///< file bytes read to verify the output, before and after writing
+    bool manifest_used = false;           ///< unchanged chunks were taken from the manifest, not read
     bool manifest_published = false;      ///< a new manifest describes the patched file
 };
 
@@ -142,8 +142,8 @@ struct in_place_stats {
 /// journal, old regions are saved and synced before they are overwritten, the new
 /// file is read back and checked against the trailer, and only then is the journal
 /// dropped. With a chunked trailer and a manifest that describes the file, both
-/// checks read only the chunks the delta writes (in_place_options::manifest). Any failure after the first write rolls the file back to its old bytes
-/// (holes included) when the journal allows it. Memory is bounded (a few tens of MiB)
+/// checks read only the chunks the delta writes (in_place_options::manifest). Any failure after the first write rolls
+/// the file back to its old bytes (holes included) when the journal allows it. Memory is bounded (a few tens of MiB)
 /// whatever the sizes.
 result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options);
 

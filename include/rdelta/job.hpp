@@ -36,7 +36,7 @@ enum class job_status { done, blocked };
 
 /// Options common to jobs.
 struct job_options {
-    unsigned threads = 0;   ///< cores a job may use; 0 (the default) = all, as the tool
+    unsigned threads = 0;  ///< cores a job may use; 0 (the default) = all, as the tool
     /// delta: append the whole-file checksum trailer after END. Off, a delta is
     /// librsync's bytes (the C API's always are); the rdelta tool turns it on.
     bool checksum = false;
@@ -57,25 +57,25 @@ struct job_options {
 
 /// Counters of a job, as librsync's rs_stats_t.
 struct job_stats {
-    const char* op = "noop";          ///< "signature", "loadsig", "delta" or "patch"
-    std::int64_t lit_cmds = 0;        ///< LITERAL commands
-    std::int64_t lit_bytes = 0;       ///< literal data bytes
-    std::int64_t lit_cmdbytes = 0;    ///< opcode and length bytes of LITERAL commands
-    std::int64_t copy_cmds = 0;       ///< COPY commands
-    std::int64_t copy_bytes = 0;      ///< bytes copied from the basis
-    std::int64_t copy_cmdbytes = 0;   ///< opcode, offset and length bytes of COPY commands
-    std::int64_t sig_blocks = 0;      ///< blocks in a signature made or loaded
-    std::size_t block_len = 0;        ///< block length of that signature
-    std::int64_t in_bytes = 0;        ///< input bytes consumed
-    std::int64_t out_bytes = 0;       ///< output bytes produced
-    std::int64_t false_matches = 0;   ///< always 0 (as in librsync 2.3.2)
+    const char* op = "noop";         ///< "signature", "loadsig", "delta" or "patch"
+    std::int64_t lit_cmds = 0;       ///< LITERAL commands
+    std::int64_t lit_bytes = 0;      ///< literal data bytes
+    std::int64_t lit_cmdbytes = 0;   ///< opcode and length bytes of LITERAL commands
+    std::int64_t copy_cmds = 0;      ///< COPY commands
+    std::int64_t copy_bytes = 0;     ///< bytes copied from the basis
+    std::int64_t copy_cmdbytes = 0;  ///< opcode, offset and length bytes of COPY commands
+    std::int64_t sig_blocks = 0;     ///< blocks in a signature made or loaded
+    std::size_t block_len = 0;       ///< block length of that signature
+    std::int64_t in_bytes = 0;       ///< input bytes consumed
+    std::int64_t out_bytes = 0;      ///< output bytes produced
+    std::int64_t false_matches = 0;  ///< always 0 (as in librsync 2.3.2)
     // Delta search counters (rdelta extension; librsync keeps these in its hash table).
-    std::int64_t searches = 0;        ///< windows looked up
-    std::int64_t weak_hits = 0;       ///< lookups whose weak key was present
-    std::int64_t strong_calcs = 0;    ///< strong sums computed for windows
-    std::int64_t strong_bytes = 0;    ///< bytes hashed for those strong sums
-    std::int64_t matches = 0;         ///< lookups that found a block
-    bool checksum_verified = false;   ///< patch: a checksum trailer was present and matched
+    std::int64_t searches = 0;       ///< windows looked up
+    std::int64_t weak_hits = 0;      ///< lookups whose weak key was present
+    std::int64_t strong_calcs = 0;   ///< strong sums computed for windows
+    std::int64_t strong_bytes = 0;   ///< bytes hashed for those strong sums
+    std::int64_t matches = 0;        ///< lookups that found a block
+    bool checksum_verified = false;  ///< patch: a checksum trailer was present and matched
 };
 
 /// Base of all streaming jobs. A job takes as much input as it can use now and may

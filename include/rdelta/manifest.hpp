@@ -71,11 +71,11 @@ private:
 
 /// What a scrub of an image against its manifest found.
 struct scrub_report {
-    std::uint64_t size = 0;               ///< the image's size
+    std::uint64_t size = 0;  ///< the image's size
     std::uint64_t chunk_size = 0;
-    std::uint64_t chunks = 0;             ///< chunks compared
-    std::uint64_t bytes_read = 0;         ///< bytes read (holes are not)
-    bool changed_since = false;           ///< the image was modified after the manifest was written
+    std::uint64_t chunks = 0;      ///< chunks compared
+    std::uint64_t bytes_read = 0;  ///< bytes read (holes are not)
+    bool changed_since = false;    ///< the image was modified after the manifest was written
     /// Byte ranges [first, second) whose chunks differ from the manifest, merged; at
     /// most 64 are kept (mismatched_chunks counts them all).
     std::vector<std::pair<std::uint64_t, std::uint64_t>> mismatches;

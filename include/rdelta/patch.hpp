@@ -42,9 +42,9 @@ private:
 
 /// Options of a patch job.
 struct patch_options {
-    std::string delta_name = "delta";  ///< used in error messages ("delta.bin: ...")
+    std::string delta_name = "delta";       ///< used in error messages ("delta.bin: ...")
     std::uint64_t max_output = UINT64_MAX;  ///< fail with mem_error beyond this many bytes
-    bool require_checksum = false;  ///< fail (corrupt) when the delta has no checksum trailer
+    bool require_checksum = false;          ///< fail (corrupt) when the delta has no checksum trailer
     /// When set, the job does not hash its output (hashing is a large part of a
     /// patch's time): a checksum trailer found after END is handed over instead,
     /// for the caller to check what it wrote with verify_trailer().
@@ -58,8 +58,7 @@ struct patch_options {
     /// make the job read the rest of that COPY from the basis as usual. The caller
     /// must hand on each call's output before the next, as drive_job does.
     /// direct_file_copy() (rdelta/file.hpp) copies between files inside the kernel.
-    std::function<result<std::uint64_t>(std::uint64_t basis_pos, std::uint64_t len, std::uint64_t out_pos)>
-        copy_direct;
+    std::function<result<std::uint64_t>(std::uint64_t basis_pos, std::uint64_t len, std::uint64_t out_pos)> copy_direct;
     static constexpr std::uint64_t copy_direct_min = std::uint64_t{64} << 10;
 };
 
@@ -76,7 +75,6 @@ result<void> verify_trailer(std::span<const std::uint8_t> trailer, basis_reader&
 std::unique_ptr<job> make_patch_job(basis_reader& basis, patch_options options = {});
 
 /// Apply a whole delta held in memory.
-result<std::vector<std::uint8_t>> apply_patch(std::span<const std::uint8_t> basis,
-                                              std::span<const std::uint8_t> delta);
+result<std::vector<std::uint8_t>> apply_patch(std::span<const std::uint8_t> basis, std::span<const std::uint8_t> delta);
 
 }  // namespace rdelta

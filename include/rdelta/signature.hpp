@@ -94,8 +94,8 @@ result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, c
 /// delta, text) may fail on its strong sum length (corrupt) before its magic; with
 /// `name_kind` that error says what the file is ("bad magic 0x72730236: not a
 /// signature (it is a delta)"), with the same code.
-std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signature",
-                                      std::uint64_t size_hint = 0, bool name_kind = false);
+std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signature", std::uint64_t size_hint = 0,
+                                      bool name_kind = false);
 
 /// Parse a whole signature file held in memory.
 result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name = "signature");
@@ -107,7 +107,7 @@ sig_params recommended_sig_params(std::uint64_t basis_size, sig_format format = 
 
 /// Make a signature of a whole basis held in memory (sig file bytes); for the
 /// tool's defaults pass recommended_sig_params(basis.size()).
-result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
-                                                 const sig_params& params, job_options options = {});
+result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis, const sig_params& params,
+                                                 job_options options = {});
 
 }  // namespace rdelta

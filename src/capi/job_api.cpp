@@ -20,10 +20,10 @@ using rdelta::capi::log;
 
 const char* rs_job::name() const noexcept {
     switch (what) {
-    case kind::signature: return "signature";
-    case kind::loadsig: return "loadsig";
-    case kind::delta: return "delta";
-    case kind::patch: return "patch";
+        case kind::signature: return "signature";
+        case kind::loadsig: return "loadsig";
+        case kind::delta: return "delta";
+        case kind::patch: return "patch";
     }
     return "noop";
 }
@@ -65,8 +65,8 @@ public:
             return rdelta::fail(static_cast<rdelta::errc>(r), "copy callback failed");
         }
         if (len > out.size()) {
-            log(RS_LOG_ERR, "rs_patch_s_copying", "copy callback returned %zu bytes, more than the %zu asked for",
-                len, out.size());
+            log(RS_LOG_ERR, "rs_patch_s_copying", "copy callback returned %zu bytes, more than the %zu asked for", len,
+                out.size());
             *failed_ = true;
             return rdelta::fail(rdelta::errc::internal_error, "copy callback overran");
         }
@@ -147,8 +147,8 @@ rs_job* delta_begin(rs_signature_t* sig) {
     job->sig = sig;
     if (sig && sig->sig.block_count() > 0 && !rdelta::detail::index_access::of(sig->sig)) {
         // librsync asserts (abort) here; we fail the job instead.
-        job->impl = std::make_unique<failed_job>(rdelta::fail(
-            rdelta::errc::param_error, "signature has no hash table: call rs_build_hash_table() first"));
+        job->impl = std::make_unique<failed_job>(
+            rdelta::fail(rdelta::errc::param_error, "signature has no hash table: call rs_build_hash_table() first"));
         return job;
     }
     if (sig) {
@@ -259,7 +259,9 @@ rs_result rs_job_drive(rs_job_t* job, rs_buffers_t* buf, rs_driven_cb in_cb, voi
     return result;
 }
 
-const rs_stats_t* rs_job_statistics(rs_job_t* job) { return &job->stats; }
+const rs_stats_t* rs_job_statistics(rs_job_t* job) {
+    return &job->stats;
+}
 
 rs_result rs_job_free(rs_job_t* job) {
     delete job;

@@ -54,7 +54,9 @@ rs_result rs_build_hash_table(rs_signature_t* sums) {
     return RS_DONE;
 }
 
-void rs_free_sumset(rs_signature_t* psums) { delete psums; }
+void rs_free_sumset(rs_signature_t* psums) {
+    delete psums;
+}
 
 void rs_signature_log_stats(rs_signature_t const* sig) {
     // Ratios are computed at run time on purpose: an empty signature (no searches)
@@ -74,8 +76,8 @@ void rs_sumset_dump(rs_signature_t const* sums) {
     using rdelta::capi::log;
     const auto& s = sums->sig;
     const auto& p = s.params();
-    log(RS_LOG_INFO | rdelta::capi::log_noname, nullptr, "sumset info: magic=%#x, block_len=%d, block_num=%d",
-        p.magic, static_cast<int>(p.block_len), static_cast<int>(s.block_count()));
+    log(RS_LOG_INFO | rdelta::capi::log_noname, nullptr, "sumset info: magic=%#x, block_len=%d, block_num=%d", p.magic,
+        static_cast<int>(p.block_len), static_cast<int>(s.block_count()));
     // librsync keeps rollsum weak sums through the MurmurHash3 finaliser in memory,
     // and shows them that way.
     const bool rollsum = p.format().weak == rdelta::weak_kind::rollsum;
@@ -84,7 +86,7 @@ void rs_sumset_dump(rs_signature_t const* sums) {
         const auto strong = s.strong_sum(i);
         rs_hexify(strong_hex, strong.data(), static_cast<int>(strong.size()));
         const std::uint32_t weak = rollsum ? rdelta::detail::mix32(s.weak_sum(i)) : s.weak_sum(i);
-        log(RS_LOG_INFO | rdelta::capi::log_noname, nullptr, "sum %6d: weak=%08x, strong=%s", static_cast<int>(i),
-            weak, strong_hex);
+        log(RS_LOG_INFO | rdelta::capi::log_noname, nullptr, "sum %6d: weak=%08x, strong=%s", static_cast<int>(i), weak,
+            strong_hex);
     }
 }

@@ -18,15 +18,23 @@ const char* const severities[] = {"EMERGENCY! ", "ALERT! ", "CRITICAL! ", "ERROR
 
 }  // namespace
 
-void rs_trace_to(rs_trace_fn_t* new_impl) { trace_impl = new_impl; }
+void rs_trace_to(rs_trace_fn_t* new_impl) {
+    trace_impl = new_impl;
+}
 
-void rs_trace_set_level(rs_loglevel level) { trace_level = level; }
+void rs_trace_set_level(rs_loglevel level) {
+    trace_level = level;
+}
 
-void rs_trace_stderr(rs_loglevel, char const* msg) { std::fputs(msg, stderr); }
+void rs_trace_stderr(rs_loglevel, char const* msg) {
+    std::fputs(msg, stderr);
+}
 
 // Debian builds librsync without debug tracing; rdiff -v relies on this answer to
 // print "Library does not support trace."
-int rs_supports_trace(void) { return 0; }
+int rs_supports_trace(void) {
+    return 0;
+}
 
 namespace rdelta::capi {
 

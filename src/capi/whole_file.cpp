@@ -68,7 +68,9 @@ private:
 // librsync allocates its file buffers before anything runs and aborts, with a
 // CRITICAL line, when it cannot: an absurd block length makes their int sizes wrap.
 // drive_job() would fail softly, so the sizes are tried librsync's way first.
-void try_buffer(int size) { std::free(rdelta::capi::alloc_or_abort(static_cast<size_t>(size), "file buffer")); }
+void try_buffer(int size) {
+    std::free(rdelta::capi::alloc_or_abort(static_cast<size_t>(size), "file buffer"));
+}
 
 // Runs the job to completion or error, then copies its statistics out and frees it.
 // A job that could not be made (NULL: out of memory) fails with RS_MEM_ERROR; a
@@ -88,11 +90,12 @@ rs_result whole_run(rs_job_t* job, FILE* in, FILE* out, int inbuflen, int outbuf
         options.out_buffer = out ? static_cast<size_t>(outbuflen) : 1;
         options.end_on_empty_read = true;
         whole_file_job driven(job, source, out != nullptr);
-        auto done = rdelta::drive_job(driven, source, out ? rdelta::capi::stdio_sink(out, &job->stats.out_bytes)
-                                                          : rdelta::byte_sink{}, options);
+        auto done = rdelta::drive_job(
+            driven, source, out ? rdelta::capi::stdio_sink(out, &job->stats.out_bytes) : rdelta::byte_sink{}, options);
         if (done) return RS_DONE;
         // Errors of the job, the file reads and the writes are logged already.
-        if (!done.err().message.empty()) rdelta::capi::log(RS_LOG_ERR, "rs_whole_run", "%s", done.err().message.c_str());
+        if (!done.err().message.empty())
+            rdelta::capi::log(RS_LOG_ERR, "rs_whole_run", "%s", done.err().message.c_str());
         return static_cast<rs_result>(done.err().code);
     });
     if (stats) *stats = *rs_job_statistics(job);
@@ -101,7 +104,9 @@ rs_result whole_run(rs_job_t* job, FILE* in, FILE* out, int inbuflen, int outbuf
 }
 
 // librsync computes buffer sizes in int; keep its wrap-around for absurd lengths.
-int int_size(long long v) { return static_cast<int>(static_cast<unsigned int>(v)); }
+int int_size(long long v) {
+    return static_cast<int>(static_cast<unsigned int>(v));
+}
 
 }  // namespace
 
@@ -125,6 +130,5 @@ rs_result rs_delta_file(rs_signature_t* sig, FILE* new_file, FILE* delta_file, r
 }
 
 rs_result rs_patch_file(FILE* basis_file, FILE* delta_file, FILE* new_file, rs_stats_t* stats) {
-    return whole_run(rs_patch_begin(rs_file_copy_cb, basis_file), delta_file, new_file, 64 * 1024, 64 * 1024,
-                     stats);
+    return whole_run(rs_patch_begin(rs_file_copy_cb, basis_file), delta_file, new_file, 64 * 1024, 64 * 1024, stats);
 }

@@ -21,17 +21,27 @@ constexpr std::size_t lanes = 4;
 #define RDELTA_B2_INLINE inline __attribute__((always_inline))
 #define RDELTA_B2_LANE_TYPE_DEFINED 1
 
-RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept { return _mm256_add_epi64(a, b); }
-RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept { return _mm256_xor_si256(a, b); }
-RDELTA_B2_INLINE vec vand(vec a, vec b) noexcept { return _mm256_and_si256(a, b); }
-RDELTA_B2_INLINE vec vset1(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept {
+    return _mm256_add_epi64(a, b);
+}
+RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept {
+    return _mm256_xor_si256(a, b);
+}
+RDELTA_B2_INLINE vec vand(vec a, vec b) noexcept {
+    return _mm256_and_si256(a, b);
+}
+RDELTA_B2_INLINE vec vset1(std::uint64_t x) noexcept {
+    return _mm256_set1_epi64x(static_cast<long long>(x));
+}
 RDELTA_B2_INLINE vec vload(const std::uint64_t* w) noexcept {
     return _mm256_load_si256(reinterpret_cast<const vec*>(w));
 }
 
 // AVX2 has no 64-bit rotate: 32 is a dword swap, 24 and 16 are byte shuffles,
 // 63 is (x >> 63) | (x + x).
-RDELTA_B2_INLINE vec ror32(vec x) noexcept { return _mm256_shuffle_epi32(x, _MM_SHUFFLE(2, 3, 0, 1)); }
+RDELTA_B2_INLINE vec ror32(vec x) noexcept {
+    return _mm256_shuffle_epi32(x, _MM_SHUFFLE(2, 3, 0, 1));
+}
 RDELTA_B2_INLINE vec ror24(vec x) noexcept {
     const vec rot = _mm256_setr_epi8(3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10,  //
                                      3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10);
@@ -42,7 +52,9 @@ RDELTA_B2_INLINE vec ror16(vec x) noexcept {
                                      2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9);
     return _mm256_shuffle_epi8(x, rot);
 }
-RDELTA_B2_INLINE vec ror63(vec x) noexcept { return _mm256_or_si256(_mm256_srli_epi64(x, 63), _mm256_add_epi64(x, x)); }
+RDELTA_B2_INLINE vec ror63(vec x) noexcept {
+    return _mm256_or_si256(_mm256_srli_epi64(x, 63), _mm256_add_epi64(x, x));
+}
 
 RDELTA_B2_INLINE __m128i load128(const std::uint8_t* p) noexcept {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -52,8 +64,10 @@ RDELTA_B2_INLINE __m128i load128(const std::uint8_t* p) noexcept {
 // halves, then unpacklo/unpackhi pair them up lane by lane.
 RDELTA_B2_INLINE void load_words(const std::uint8_t* const p[lanes], vec m[16]) noexcept {
     for (int k = 0; k < 8; ++k) {
-        const vec a = _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p[0] + 16 * k)), load128(p[2] + 16 * k), 1);
-        const vec b = _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p[1] + 16 * k)), load128(p[3] + 16 * k), 1);
+        const vec a =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p[0] + 16 * k)), load128(p[2] + 16 * k), 1);
+        const vec b =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p[1] + 16 * k)), load128(p[3] + 16 * k), 1);
         m[2 * k] = _mm256_unpacklo_epi64(a, b);
         m[2 * k + 1] = _mm256_unpackhi_epi64(a, b);
     }

@@ -52,15 +52,33 @@ using vec = __m512i;
 constexpr std::size_t lanes = 8;
 #define RDELTA_B2_LANE_TYPE_DEFINED 1
 
-RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept { return _mm512_add_epi64(a, b); }
-RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept { return _mm512_xor_si512(a, b); }
-RDELTA_B2_INLINE vec vand(vec a, vec b) noexcept { return _mm512_and_si512(a, b); }
-RDELTA_B2_INLINE vec vset1(std::uint64_t x) noexcept { return _mm512_set1_epi64(static_cast<long long>(x)); }
-RDELTA_B2_INLINE vec vload(const std::uint64_t* w) noexcept { return _mm512_load_si512(w); }
-RDELTA_B2_INLINE vec ror32(vec x) noexcept { return _mm512_ror_epi64(x, 32); }
-RDELTA_B2_INLINE vec ror24(vec x) noexcept { return _mm512_ror_epi64(x, 24); }
-RDELTA_B2_INLINE vec ror16(vec x) noexcept { return _mm512_ror_epi64(x, 16); }
-RDELTA_B2_INLINE vec ror63(vec x) noexcept { return _mm512_ror_epi64(x, 63); }
+RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept {
+    return _mm512_add_epi64(a, b);
+}
+RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept {
+    return _mm512_xor_si512(a, b);
+}
+RDELTA_B2_INLINE vec vand(vec a, vec b) noexcept {
+    return _mm512_and_si512(a, b);
+}
+RDELTA_B2_INLINE vec vset1(std::uint64_t x) noexcept {
+    return _mm512_set1_epi64(static_cast<long long>(x));
+}
+RDELTA_B2_INLINE vec vload(const std::uint64_t* w) noexcept {
+    return _mm512_load_si512(w);
+}
+RDELTA_B2_INLINE vec ror32(vec x) noexcept {
+    return _mm512_ror_epi64(x, 32);
+}
+RDELTA_B2_INLINE vec ror24(vec x) noexcept {
+    return _mm512_ror_epi64(x, 24);
+}
+RDELTA_B2_INLINE vec ror16(vec x) noexcept {
+    return _mm512_ror_epi64(x, 16);
+}
+RDELTA_B2_INLINE vec ror63(vec x) noexcept {
+    return _mm512_ror_epi64(x, 63);
+}
 
 RDELTA_B2_INLINE __m128i load128(const std::uint8_t* p) noexcept {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -128,8 +146,12 @@ struct vec {
 constexpr std::size_t lanes = 16;
 #define RDELTA_B2_LANE_TYPE_DEFINED 1
 
-RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept { return {_mm512_add_epi64(a.lo, b.lo), _mm512_add_epi64(a.hi, b.hi)}; }
-RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept { return {_mm512_xor_si512(a.lo, b.lo), _mm512_xor_si512(a.hi, b.hi)}; }
+RDELTA_B2_INLINE vec vadd(vec a, vec b) noexcept {
+    return {_mm512_add_epi64(a.lo, b.lo), _mm512_add_epi64(a.hi, b.hi)};
+}
+RDELTA_B2_INLINE vec vxor(vec a, vec b) noexcept {
+    return {_mm512_xor_si512(a.lo, b.lo), _mm512_xor_si512(a.hi, b.hi)};
+}
 RDELTA_B2_INLINE vec vset1(std::uint64_t x) noexcept {
     const __m512i v = _mm512_set1_epi64(static_cast<long long>(x));
     return {v, v};
@@ -138,10 +160,18 @@ template <int R>
 RDELTA_B2_INLINE vec ror(vec x) noexcept {
     return {_mm512_ror_epi64(x.lo, R), _mm512_ror_epi64(x.hi, R)};
 }
-RDELTA_B2_INLINE vec ror32(vec x) noexcept { return ror<32>(x); }
-RDELTA_B2_INLINE vec ror24(vec x) noexcept { return ror<24>(x); }
-RDELTA_B2_INLINE vec ror16(vec x) noexcept { return ror<16>(x); }
-RDELTA_B2_INLINE vec ror63(vec x) noexcept { return ror<63>(x); }
+RDELTA_B2_INLINE vec ror32(vec x) noexcept {
+    return ror<32>(x);
+}
+RDELTA_B2_INLINE vec ror24(vec x) noexcept {
+    return ror<24>(x);
+}
+RDELTA_B2_INLINE vec ror16(vec x) noexcept {
+    return ror<16>(x);
+}
+RDELTA_B2_INLINE vec ror63(vec x) noexcept {
+    return ror<63>(x);
+}
 
 RDELTA_B2_INLINE void load_words(const std::uint8_t* const p[lanes], vec m[16]) noexcept {
     __m512i lo[16], hi[16];

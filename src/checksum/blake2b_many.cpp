@@ -17,8 +17,8 @@
 // so every block there goes to libb2.
 #include "blake2b_many.hpp"
 
-#include "cpu/cpu_features.hpp"
 #include "blake2b_kernels.hpp"
+#include "cpu/cpu_features.hpp"
 
 #include <blake2.h>
 

@@ -17,7 +17,8 @@ namespace rdelta::detail {
 namespace {
 
 template <int Lanes, typename Hash>
-void each(const std::uint8_t* const msgs[], std::size_t len, std::uint8_t* out, std::size_t stride, Hash hash) noexcept {
+void each(const std::uint8_t* const msgs[], std::size_t len, std::uint8_t* out, std::size_t stride,
+          Hash hash) noexcept {
     for (int i = 0; i < Lanes; ++i) hash(msgs[i], len, out + static_cast<std::size_t>(i) * stride);
 }
 
@@ -34,7 +35,9 @@ void each_var(const std::uint8_t* const msgs[], const std::size_t lens[], std::u
 void md4_x4_neon(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out, std::size_t stride) noexcept {
     each<4>(msgs, len, out, stride, md4_scalar);
 }
-std::uint32_t rabinkarp_block_neon(const std::uint8_t* p, std::size_t n) noexcept { return rabinkarp_block(p, n); }
+std::uint32_t rabinkarp_block_neon(const std::uint8_t* p, std::size_t n) noexcept {
+    return rabinkarp_block(p, n);
+}
 void rollsum_block_neon(const std::uint8_t* p, std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept {
     rollsum_block(p, n, *s1, *s2);
 }
@@ -47,7 +50,8 @@ void md4_x4_sse2(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_
 void md4_x8_avx2(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out, std::size_t stride) noexcept {
     each<8>(msgs, len, out, stride, md4_scalar);
 }
-void md4_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out, std::size_t stride) noexcept {
+void md4_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out,
+                    std::size_t stride) noexcept {
     each<16>(msgs, len, out, stride, md4_scalar);
 }
 void blake2b256_x4_avx2(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out,
@@ -63,8 +67,8 @@ void blake2b256_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, 
     each<16>(msgs, len, out, stride, blake2b256_one);
 }
 // blake2b256_parts hash with libb2 below AVX-512, so nothing calls this here.
-void blake2b256_x16_part_avx512(std::uint64_t*, const std::uint8_t* const*, std::size_t, std::size_t,
-                                std::uint8_t*, std::size_t) noexcept {
+void blake2b256_x16_part_avx512(std::uint64_t*, const std::uint8_t* const*, std::size_t, std::size_t, std::uint8_t*,
+                                std::size_t) noexcept {
     std::abort();
 }
 void blake2b256_x4_var_avx2(const std::uint8_t* const msgs[4], const std::size_t lens[4], std::uint8_t* out,
@@ -76,9 +80,15 @@ void blake2b256_x8_var_avx512(const std::uint8_t* const msgs[8], const std::size
     each_var<8>(msgs, lens, out, stride);
 }
 
-std::uint32_t rabinkarp_block_sse2(const std::uint8_t* p, std::size_t n) noexcept { return rabinkarp_block(p, n); }
-std::uint32_t rabinkarp_block_avx2(const std::uint8_t* p, std::size_t n) noexcept { return rabinkarp_block(p, n); }
-std::uint32_t rabinkarp_block_avx512(const std::uint8_t* p, std::size_t n) noexcept { return rabinkarp_block(p, n); }
+std::uint32_t rabinkarp_block_sse2(const std::uint8_t* p, std::size_t n) noexcept {
+    return rabinkarp_block(p, n);
+}
+std::uint32_t rabinkarp_block_avx2(const std::uint8_t* p, std::size_t n) noexcept {
+    return rabinkarp_block(p, n);
+}
+std::uint32_t rabinkarp_block_avx512(const std::uint8_t* p, std::size_t n) noexcept {
+    return rabinkarp_block(p, n);
+}
 void rollsum_block_sse2(const std::uint8_t* p, std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept {
     rollsum_block(p, n, *s1, *s2);
 }

@@ -16,8 +16,12 @@ namespace {
 #define MD4_LANES 8
 typedef __m256i md4v;
 
-inline md4v v_set1(std::uint32_t x) noexcept { return _mm256_set1_epi32(static_cast<int>(x)); }
-inline md4v v_add(md4v a, md4v b) noexcept { return _mm256_add_epi32(a, b); }
+inline md4v v_set1(std::uint32_t x) noexcept {
+    return _mm256_set1_epi32(static_cast<int>(x));
+}
+inline md4v v_add(md4v a, md4v b) noexcept {
+    return _mm256_add_epi32(a, b);
+}
 inline md4v v_add_f(md4v acc, md4v b, md4v c, md4v d) noexcept {
     return _mm256_add_epi32(acc, _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d))));
 }
@@ -28,8 +32,7 @@ inline md4v v_add_g(md4v acc, md4v b, md4v c, md4v d) noexcept {
 inline md4v v_add_h(md4v acc, md4v b, md4v c, md4v d) noexcept {
     return _mm256_add_epi32(acc, _mm256_xor_si256(b, _mm256_xor_si256(c, d)));
 }
-#define MD4_ROTL(x, s) \
-    _mm256_or_si256(_mm256_slli_epi32((x), (s)), _mm256_srli_epi32((x), 32 - (s)))
+#define MD4_ROTL(x, s) _mm256_or_si256(_mm256_slli_epi32((x), (s)), _mm256_srli_epi32((x), 32 - (s)))
 
 // Lanes i and i+4: a 128-bit load plus vinserti128 from memory.
 inline md4v v_load_rows(const std::uint8_t* const p[], int i, std::size_t off) noexcept {
@@ -37,10 +40,18 @@ inline md4v v_load_rows(const std::uint8_t* const p[], int i, std::size_t off) n
     const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[i + 4] + off));
     return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
-inline md4v v_unpacklo32(md4v a, md4v b) noexcept { return _mm256_unpacklo_epi32(a, b); }
-inline md4v v_unpackhi32(md4v a, md4v b) noexcept { return _mm256_unpackhi_epi32(a, b); }
-inline md4v v_unpacklo64(md4v a, md4v b) noexcept { return _mm256_unpacklo_epi64(a, b); }
-inline md4v v_unpackhi64(md4v a, md4v b) noexcept { return _mm256_unpackhi_epi64(a, b); }
+inline md4v v_unpacklo32(md4v a, md4v b) noexcept {
+    return _mm256_unpacklo_epi32(a, b);
+}
+inline md4v v_unpackhi32(md4v a, md4v b) noexcept {
+    return _mm256_unpackhi_epi32(a, b);
+}
+inline md4v v_unpacklo64(md4v a, md4v b) noexcept {
+    return _mm256_unpacklo_epi64(a, b);
+}
+inline md4v v_unpackhi64(md4v a, md4v b) noexcept {
+    return _mm256_unpackhi_epi64(a, b);
+}
 inline void v_store(std::uint32_t* dst, md4v v) noexcept {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), v);
 }
@@ -53,7 +64,7 @@ inline void v_store(std::uint32_t* dst, md4v v) noexcept {
 }  // namespace
 }  // namespace rdelta::detail::md4_avx2
 
-void rdelta::detail::md4_x8_avx2(const std::uint8_t* const msgs[8], std::size_t len,
-                                 std::uint8_t* out, std::size_t out_stride) noexcept {
+void rdelta::detail::md4_x8_avx2(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
+                                 std::size_t out_stride) noexcept {
     md4_avx2::md4_multi(msgs, len, out, out_stride);
 }

@@ -33,8 +33,12 @@ typedef __m512i md4v;
 #define MD4_TERN_G 0xe8  // majority
 #define MD4_TERN_H 0x96  // b ^ c ^ d
 
-inline md4v v_set1(std::uint32_t x) noexcept { return _mm512_set1_epi32(static_cast<int>(x)); }
-inline md4v v_add(md4v a, md4v b) noexcept { return _mm512_add_epi32(a, b); }
+inline md4v v_set1(std::uint32_t x) noexcept {
+    return _mm512_set1_epi32(static_cast<int>(x));
+}
+inline md4v v_add(md4v a, md4v b) noexcept {
+    return _mm512_add_epi32(a, b);
+}
 inline md4v v_add_f(md4v acc, md4v b, md4v c, md4v d) noexcept {
     return _mm512_add_epi32(acc, _mm512_ternarylogic_epi32(b, c, d, MD4_TERN_F));
 }
@@ -54,11 +58,21 @@ inline md4v v_load_rows(const std::uint8_t* const p[], int i, std::size_t off) n
     v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[i + 12] + off)), 3);
     return v;
 }
-inline md4v v_unpacklo32(md4v a, md4v b) noexcept { return _mm512_unpacklo_epi32(a, b); }
-inline md4v v_unpackhi32(md4v a, md4v b) noexcept { return _mm512_unpackhi_epi32(a, b); }
-inline md4v v_unpacklo64(md4v a, md4v b) noexcept { return _mm512_unpacklo_epi64(a, b); }
-inline md4v v_unpackhi64(md4v a, md4v b) noexcept { return _mm512_unpackhi_epi64(a, b); }
-inline void v_store(std::uint32_t* dst, md4v v) noexcept { _mm512_storeu_si512(dst, v); }
+inline md4v v_unpacklo32(md4v a, md4v b) noexcept {
+    return _mm512_unpacklo_epi32(a, b);
+}
+inline md4v v_unpackhi32(md4v a, md4v b) noexcept {
+    return _mm512_unpackhi_epi32(a, b);
+}
+inline md4v v_unpacklo64(md4v a, md4v b) noexcept {
+    return _mm512_unpacklo_epi64(a, b);
+}
+inline md4v v_unpackhi64(md4v a, md4v b) noexcept {
+    return _mm512_unpackhi_epi64(a, b);
+}
+inline void v_store(std::uint32_t* dst, md4v v) noexcept {
+    _mm512_storeu_si512(dst, v);
+}
 
 #include "md4_simd_body.inc"
 
@@ -71,7 +85,7 @@ inline void v_store(std::uint32_t* dst, md4v v) noexcept { _mm512_storeu_si512(d
 }  // namespace
 }  // namespace rdelta::detail::md4_avx512
 
-void rdelta::detail::md4_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len,
-                                    std::uint8_t* out, std::size_t out_stride) noexcept {
+void rdelta::detail::md4_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out,
+                                    std::size_t out_stride) noexcept {
     md4_avx512::md4_multi(msgs, len, out, out_stride);
 }

@@ -21,8 +21,7 @@ namespace rdelta::detail {
 
 namespace {
 
-using md4_multi_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*,
-                              std::size_t) noexcept;
+using md4_multi_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*, std::size_t) noexcept;
 
 struct md4_kernel {
     md4_multi_fn fn;
@@ -78,8 +77,8 @@ void md4_gather(const std::uint8_t* const* in, std::size_t len, std::size_t coun
     for (; i < count; ++i) md4_scalar(in[i], len, out + i * out_stride);
 }
 
-void md4_many(const std::uint8_t* data, std::size_t block_len, std::size_t count,
-              std::uint8_t* out, std::size_t out_stride) noexcept {
+void md4_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, std::uint8_t* out,
+              std::size_t out_stride) noexcept {
     constexpr std::size_t batch = 64;  // a multiple of every kernel's width
     const std::uint8_t* msgs[batch];
     for (std::size_t i = 0; i < count; i += batch) {

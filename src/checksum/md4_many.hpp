@@ -12,8 +12,8 @@ namespace rdelta::detail {
 /// MD4 digests of `count` consecutive blocks data[i*block_len .. (i+1)*block_len);
 /// digest i (16 bytes) goes to out + i * out_stride. Reads nothing past the last
 /// block. Any block_len, 0 included.
-void md4_many(const std::uint8_t* data, std::size_t block_len, std::size_t count,
-              std::uint8_t* out, std::size_t out_stride) noexcept;
+void md4_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, std::uint8_t* out,
+              std::size_t out_stride) noexcept;
 
 /// MD4 digests of the `count` messages in[i] of `len` bytes each (anywhere in
 /// memory); digest i goes to out + i * out_stride.

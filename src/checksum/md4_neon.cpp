@@ -23,10 +23,16 @@ namespace {
 #define MD4_VREG "w"
 typedef uint32x4_t md4v;
 
-inline md4v v_set1(std::uint32_t x) noexcept { return vdupq_n_u32(x); }
-inline md4v v_add(md4v a, md4v b) noexcept { return vaddq_u32(a, b); }
+inline md4v v_set1(std::uint32_t x) noexcept {
+    return vdupq_n_u32(x);
+}
+inline md4v v_add(md4v a, md4v b) noexcept {
+    return vaddq_u32(a, b);
+}
 // F = b ? c : d, bit by bit: exactly BSL with b as the mask.
-inline md4v v_add_f(md4v acc, md4v b, md4v c, md4v d) noexcept { return vaddq_u32(acc, vbslq_u32(b, c, d)); }
+inline md4v v_add_f(md4v acc, md4v b, md4v c, md4v d) noexcept {
+    return vaddq_u32(acc, vbslq_u32(b, c, d));
+}
 // Majority: where c and d differ b decides, where they agree c is the answer.
 inline md4v v_add_g(md4v acc, md4v b, md4v c, md4v d) noexcept {
     return vaddq_u32(acc, vbslq_u32(veorq_u32(c, d), b, c));
@@ -41,15 +47,21 @@ inline md4v v_add_h(md4v acc, md4v b, md4v c, md4v d) noexcept {
 inline md4v v_load_rows(const std::uint8_t* const p[], int i, std::size_t off) noexcept {
     return vreinterpretq_u32_u8(vld1q_u8(p[i] + off));
 }
-inline md4v v_unpacklo32(md4v a, md4v b) noexcept { return vzip1q_u32(a, b); }
-inline md4v v_unpackhi32(md4v a, md4v b) noexcept { return vzip2q_u32(a, b); }
+inline md4v v_unpacklo32(md4v a, md4v b) noexcept {
+    return vzip1q_u32(a, b);
+}
+inline md4v v_unpackhi32(md4v a, md4v b) noexcept {
+    return vzip2q_u32(a, b);
+}
 inline md4v v_unpacklo64(md4v a, md4v b) noexcept {
     return vreinterpretq_u32_u64(vzip1q_u64(vreinterpretq_u64_u32(a), vreinterpretq_u64_u32(b)));
 }
 inline md4v v_unpackhi64(md4v a, md4v b) noexcept {
     return vreinterpretq_u32_u64(vzip2q_u64(vreinterpretq_u64_u32(a), vreinterpretq_u64_u32(b)));
 }
-inline void v_store(std::uint32_t* dst, md4v v) noexcept { vst1q_u32(dst, v); }
+inline void v_store(std::uint32_t* dst, md4v v) noexcept {
+    vst1q_u32(dst, v);
+}
 
 #include "md4_simd_body.inc"
 

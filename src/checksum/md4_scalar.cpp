@@ -12,8 +12,7 @@ namespace rdelta::detail {
 namespace {
 
 inline std::uint32_t load_le32(const std::uint8_t* p) noexcept {
-    return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
-           std::uint32_t{p[3]} << 24;
+    return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
 }
 
 inline void store_le32(std::uint8_t* p, std::uint32_t v) noexcept {
@@ -23,7 +22,9 @@ inline void store_le32(std::uint8_t* p, std::uint32_t v) noexcept {
     p[3] = static_cast<std::uint8_t>(v >> 24);
 }
 
-inline std::uint32_t rotl(std::uint32_t x, int s) noexcept { return (x << s) | (x >> (32 - s)); }
+inline std::uint32_t rotl(std::uint32_t x, int s) noexcept {
+    return (x << s) | (x >> (32 - s));
+}
 
 // acc + F/G/H(b, c, d), the shape md4_simd_body.inc uses. F selects c or d by b;
 // G is the bitwise majority, written as two disjoint bit sets added, so the newest
@@ -48,22 +49,22 @@ void md4_compress(std::uint32_t st[4], const std::uint8_t* block) noexcept {
 
 #define MD4_STEP(fn, a, b, c, d, wk, s) a = rotl(fn(a + (wk), b, c, d), s)
     // Round 1: words in order, shifts 3 7 11 19.
-#define MD4_R1(k)                                \
-    MD4_STEP(add_f, a, b, c, d, x[k + 0], 3);    \
-    MD4_STEP(add_f, d, a, b, c, x[k + 1], 7);    \
-    MD4_STEP(add_f, c, d, a, b, x[k + 2], 11);   \
+#define MD4_R1(k)                              \
+    MD4_STEP(add_f, a, b, c, d, x[k + 0], 3);  \
+    MD4_STEP(add_f, d, a, b, c, x[k + 1], 7);  \
+    MD4_STEP(add_f, c, d, a, b, x[k + 2], 11); \
     MD4_STEP(add_f, b, c, d, a, x[k + 3], 19)
     // Round 2: words by column (k, k+4, k+8, k+12), shifts 3 5 9 13.
-#define MD4_R2(k)                                     \
-    MD4_STEP(add_g, a, b, c, d, x[k + 0] + k2, 3);    \
-    MD4_STEP(add_g, d, a, b, c, x[k + 4] + k2, 5);    \
-    MD4_STEP(add_g, c, d, a, b, x[k + 8] + k2, 9);    \
+#define MD4_R2(k)                                  \
+    MD4_STEP(add_g, a, b, c, d, x[k + 0] + k2, 3); \
+    MD4_STEP(add_g, d, a, b, c, x[k + 4] + k2, 5); \
+    MD4_STEP(add_g, c, d, a, b, x[k + 8] + k2, 9); \
     MD4_STEP(add_g, b, c, d, a, x[k + 12] + k2, 13)
     // Round 3: words k, k+8, k+4, k+12 for k = 0 2 1 3, shifts 3 9 11 15.
-#define MD4_R3(k)                                     \
-    MD4_STEP(add_h, a, b, c, d, x[k + 0] + k3, 3);    \
-    MD4_STEP(add_h, d, a, b, c, x[k + 8] + k3, 9);    \
-    MD4_STEP(add_h, c, d, a, b, x[k + 4] + k3, 11);   \
+#define MD4_R3(k)                                   \
+    MD4_STEP(add_h, a, b, c, d, x[k + 0] + k3, 3);  \
+    MD4_STEP(add_h, d, a, b, c, x[k + 8] + k3, 9);  \
+    MD4_STEP(add_h, c, d, a, b, x[k + 4] + k3, 11); \
     MD4_STEP(add_h, b, c, d, a, x[k + 12] + k3, 15)
 
     MD4_R1(0);

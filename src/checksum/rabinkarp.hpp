@@ -29,9 +29,7 @@ struct rabinkarp {
             if (n & 1) result *= base;
         return result;
     }
-    void rotate(std::uint8_t out, std::uint8_t in) noexcept {
-        hash = hash * mult + in - mult_pow * (out + adjust);
-    }
+    void rotate(std::uint8_t out, std::uint8_t in) noexcept { hash = hash * mult + in - mult_pow * (out + adjust); }
     void rollout(std::uint8_t out) noexcept {
         mult_pow *= inv_mult;
         hash -= mult_pow * (out + adjust);

@@ -21,8 +21,8 @@ void strong_sum(strong_kind kind, const std::uint8_t* data, std::size_t len, std
     }
 }
 
-void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t block_len,
-                     std::size_t count, std::uint8_t* out) noexcept {
+void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t block_len, std::size_t count,
+                     std::uint8_t* out) noexcept {
     if (kind == strong_kind::md4) return md4_many(data, block_len, count, out, digest_stride);
     blake2b256_many(data, block_len, count, out, digest_stride);
 }

@@ -19,8 +19,8 @@ void strong_sum(strong_kind kind, const std::uint8_t* data, std::size_t len, std
 
 /// Digests of `count` consecutive blocks of `block_len` bytes; digest i is written at
 /// out + i * digest_stride.
-void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t block_len,
-                     std::size_t count, std::uint8_t* out) noexcept;
+void strong_sum_many(strong_kind kind, const std::uint8_t* data, std::size_t block_len, std::size_t count,
+                     std::uint8_t* out) noexcept;
 
 /// How many equal-length blocks strong_sum_gather() hashes in one multi-buffer
 /// call at the active ISA level: a batch of candidates worth collecting.

@@ -18,17 +18,29 @@ namespace {
 #define WEAK_HAVE_MULLO 1
 typedef __m256i wv;
 
-inline wv v_zero() noexcept { return _mm256_setzero_si256(); }
-inline wv v_set1(std::uint32_t x) noexcept { return _mm256_set1_epi32(static_cast<int>(x)); }
+inline wv v_zero() noexcept {
+    return _mm256_setzero_si256();
+}
+inline wv v_set1(std::uint32_t x) noexcept {
+    return _mm256_set1_epi32(static_cast<int>(x));
+}
 inline wv v_load(const std::uint8_t* p) noexcept {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
-inline wv v_and(wv a, wv b) noexcept { return _mm256_and_si256(a, b); }
-inline wv v_add(wv a, wv b) noexcept { return _mm256_add_epi32(a, b); }
-inline wv v_mullo(wv a, wv b) noexcept { return _mm256_mullo_epi32(a, b); }
+inline wv v_and(wv a, wv b) noexcept {
+    return _mm256_and_si256(a, b);
+}
+inline wv v_add(wv a, wv b) noexcept {
+    return _mm256_add_epi32(a, b);
+}
+inline wv v_mullo(wv a, wv b) noexcept {
+    return _mm256_mullo_epi32(a, b);
+}
 #define WEAK_SRLI(x, s) _mm256_srli_epi32((x), (s))
 #define WEAK_SLLI(x, s) _mm256_slli_epi32((x), (s))
-inline wv v_sad(wv x) noexcept { return _mm256_sad_epu8(x, _mm256_setzero_si256()); }
+inline wv v_sad(wv x) noexcept {
+    return _mm256_sad_epu8(x, _mm256_setzero_si256());
+}
 // pmaddubsw: each 16-bit pair sum is at most 2 * 255 * 32, and x's plus y's at
 // most 32130, so they are added before the one pmaddwd that widens them.
 inline wv v_madd2(wv x, wv y) noexcept {

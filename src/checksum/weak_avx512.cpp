@@ -29,8 +29,12 @@ namespace {
 #define WEAK_HAVE_MULLO 1
 typedef __m512i wv;
 
-inline wv v_zero() noexcept { return _mm512_setzero_si512(); }
-inline wv v_set1(std::uint32_t x) noexcept { return _mm512_set1_epi32(static_cast<int>(x)); }
+inline wv v_zero() noexcept {
+    return _mm512_setzero_si512();
+}
+inline wv v_set1(std::uint32_t x) noexcept {
+    return _mm512_set1_epi32(static_cast<int>(x));
+}
 // Each vector is loaded once into a register: left free, GCC folds the load into
 // every instruction that reads it (four per vector in the RabinKarp step), and
 // where the block is not 64-byte aligned each of those loads splits across two
@@ -41,19 +45,27 @@ inline wv v_load(const std::uint8_t* p) noexcept {
     __asm__("" : "+v"(v));
     return v;
 }
-inline wv v_and(wv a, wv b) noexcept { return _mm512_and_si512(a, b); }
-inline wv v_add(wv a, wv b) noexcept { return _mm512_add_epi32(a, b); }
-inline wv v_mullo(wv a, wv b) noexcept { return _mm512_mullo_epi32(a, b); }
+inline wv v_and(wv a, wv b) noexcept {
+    return _mm512_and_si512(a, b);
+}
+inline wv v_add(wv a, wv b) noexcept {
+    return _mm512_add_epi32(a, b);
+}
+inline wv v_mullo(wv a, wv b) noexcept {
+    return _mm512_mullo_epi32(a, b);
+}
 #define WEAK_SRLI(x, s) _mm512_srli_epi32((x), (s))
 #define WEAK_SLLI(x, s) _mm512_slli_epi32((x), (s))
-inline wv v_sad(wv x) noexcept { return _mm512_sad_epu8(x, _mm512_setzero_si512()); }
+inline wv v_sad(wv x) noexcept {
+    return _mm512_sad_epu8(x, _mm512_setzero_si512());
+}
 // Weights up to 64: one pmaddubsw pair sum reaches 2 * 255 * 64 - 255 = 32385, so
 // x's and y's are widened by separate pmaddwd before they are added.
 inline wv v_madd2(wv x, wv y) noexcept {
-    const wv w = _mm512_set_epi8(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,  //
-                                 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
-                                 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48,
-                                 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64);
+    const wv w =
+        _mm512_set_epi8(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,  //
+                        17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+                        41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64);
     const wv ones = _mm512_set1_epi16(1);
     return _mm512_add_epi32(_mm512_madd_epi16(_mm512_maddubs_epi16(x, w), ones),
                             _mm512_madd_epi16(_mm512_maddubs_epi16(y, w), ones));

@@ -16,13 +16,13 @@ constexpr std::uint32_t pow_mult(int k) {
 }  // namespace
 
 std::uint32_t rabinkarp_block(const std::uint8_t* p, std::size_t n) noexcept {
-    constexpr std::uint32_t m1 = pow_mult(1), m2 = pow_mult(2), m3 = pow_mult(3), m4 = pow_mult(4),
-                            m5 = pow_mult(5), m6 = pow_mult(6), m7 = pow_mult(7), m8 = pow_mult(8);
+    constexpr std::uint32_t m1 = pow_mult(1), m2 = pow_mult(2), m3 = pow_mult(3), m4 = pow_mult(4), m5 = pow_mult(5),
+                            m6 = pow_mult(6), m7 = pow_mult(7), m8 = pow_mult(8);
     std::uint32_t h = 1;  // the seed
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const std::uint32_t folded = p[i] * m7 + p[i + 1] * m6 + p[i + 2] * m5 + p[i + 3] * m4 +
-                                     p[i + 4] * m3 + p[i + 5] * m2 + p[i + 6] * m1 + p[i + 7];
+        const std::uint32_t folded = p[i] * m7 + p[i + 1] * m6 + p[i + 2] * m5 + p[i + 3] * m4 + p[i + 4] * m3 +
+                                     p[i + 5] * m2 + p[i + 6] * m1 + p[i + 7];
         h = h * m8 + folded;
     }
     for (; i < n; ++i) h = h * rabinkarp::mult + p[i];

@@ -23,23 +23,19 @@ namespace rdelta::detail {
 /// xmm registers; SSE2 is every x86-64 CPU. RabinKarp has no pmulld here and
 /// builds its products from pmaddwd on 16-bit halves of the powers.
 std::uint32_t rabinkarp_block_sse2(const std::uint8_t* p, std::size_t n) noexcept;
-void rollsum_block_sse2(const std::uint8_t* p, std::size_t n, std::uint32_t* s1,
-                        std::uint32_t* s2) noexcept;
+void rollsum_block_sse2(const std::uint8_t* p, std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept;
 
 /// ymm registers, 64 bytes per step; only when active_isa() >= isa::avx2.
 std::uint32_t rabinkarp_block_avx2(const std::uint8_t* p, std::size_t n) noexcept;
-void rollsum_block_avx2(const std::uint8_t* p, std::size_t n, std::uint32_t* s1,
-                        std::uint32_t* s2) noexcept;
+void rollsum_block_avx2(const std::uint8_t* p, std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept;
 
 /// zmm registers, 128 bytes per step; only when active_isa() >= isa::avx512.
 std::uint32_t rabinkarp_block_avx512(const std::uint8_t* p, std::size_t n) noexcept;
-void rollsum_block_avx512(const std::uint8_t* p, std::size_t n, std::uint32_t* s1,
-                          std::uint32_t* s2) noexcept;
+void rollsum_block_avx512(const std::uint8_t* p, std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept;
 
 /// NEON q registers, 32 bytes per step; aarch64 builds only (NEON is baseline
 /// there), when active_isa() == isa::neon.
 std::uint32_t rabinkarp_block_neon(const std::uint8_t* p, std::size_t n) noexcept;
-void rollsum_block_neon(const std::uint8_t* p, std::size_t n, std::uint32_t* s1,
-                        std::uint32_t* s2) noexcept;
+void rollsum_block_neon(const std::uint8_t* p, std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept;
 
 }  // namespace rdelta::detail

@@ -23,19 +23,33 @@ namespace {
 #define WEAK_HAVE_MULLO 1
 typedef uint32x4_t wv;
 
-inline wv v_zero() noexcept { return vdupq_n_u32(0); }
-inline wv v_set1(std::uint32_t x) noexcept { return vdupq_n_u32(x); }
+inline wv v_zero() noexcept {
+    return vdupq_n_u32(0);
+}
+inline wv v_set1(std::uint32_t x) noexcept {
+    return vdupq_n_u32(x);
+}
 // Byte loads (LD1 {v.16b}): no alignment assumed, unlike a uint32_t* cast.
-inline wv v_load(const std::uint8_t* p) noexcept { return vreinterpretq_u32_u8(vld1q_u8(p)); }
-inline wv v_and(wv a, wv b) noexcept { return vandq_u32(a, b); }
-inline wv v_add(wv a, wv b) noexcept { return vaddq_u32(a, b); }
-inline wv v_mullo(wv a, wv b) noexcept { return vmulq_u32(a, b); }
+inline wv v_load(const std::uint8_t* p) noexcept {
+    return vreinterpretq_u32_u8(vld1q_u8(p));
+}
+inline wv v_and(wv a, wv b) noexcept {
+    return vandq_u32(a, b);
+}
+inline wv v_add(wv a, wv b) noexcept {
+    return vaddq_u32(a, b);
+}
+inline wv v_mullo(wv a, wv b) noexcept {
+    return vmulq_u32(a, b);
+}
 #define WEAK_SRLI(x, s) vshrq_n_u32((x), (s))
 #define WEAK_SLLI(x, s) vshlq_n_u32((x), (s))
 // No psadbw: two pairwise widening adds leave each 4-byte group's sum in its 32-bit
 // lane. The body only adds v_sad results lane-wise and totals them (v_hsum), so the
 // group size does not change any result.
-inline wv v_sad(wv x) noexcept { return vpaddlq_u16(vpaddlq_u8(vreinterpretq_u8_u32(x))); }
+inline wv v_sad(wv x) noexcept {
+    return vpaddlq_u16(vpaddlq_u8(vreinterpretq_u8_u32(x)));
+}
 // Widening multiply-accumulate of both vectors by the weights 16..1 in 16-bit lanes:
 // each lane ends at most 2 * 255 * (16 + 8) = 12240, so the halves are added before
 // the one pairwise widening add to 32 bits.
@@ -46,7 +60,9 @@ inline wv v_madd2(wv x, wv y) noexcept {
     const uint16x8_t hi = vmlal_high_u8(vmull_high_u8(xb, w), yb, w);
     return vpaddlq_u16(vaddq_u16(lo, hi));
 }
-inline std::uint32_t v_hsum(wv v) noexcept { return vaddvq_u32(v); }
+inline std::uint32_t v_hsum(wv v) noexcept {
+    return vaddvq_u32(v);
+}
 
 #include "weak_simd_body.inc"
 

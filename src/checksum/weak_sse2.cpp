@@ -18,13 +18,23 @@ namespace {
 #define WEAK_HAVE_MULLO 0
 typedef __m128i wv;
 
-inline wv v_zero() noexcept { return _mm_setzero_si128(); }
-inline wv v_load(const std::uint8_t* p) noexcept { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
-inline wv v_and(wv a, wv b) noexcept { return _mm_and_si128(a, b); }
-inline wv v_add(wv a, wv b) noexcept { return _mm_add_epi32(a, b); }
+inline wv v_zero() noexcept {
+    return _mm_setzero_si128();
+}
+inline wv v_load(const std::uint8_t* p) noexcept {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+inline wv v_and(wv a, wv b) noexcept {
+    return _mm_and_si128(a, b);
+}
+inline wv v_add(wv a, wv b) noexcept {
+    return _mm_add_epi32(a, b);
+}
 #define WEAK_SRLI(x, s) _mm_srli_epi32((x), (s))
 #define WEAK_SLLI(x, s) _mm_slli_epi32((x), (s))
-inline wv v_sad(wv x) noexcept { return _mm_sad_epu8(x, _mm_setzero_si128()); }
+inline wv v_sad(wv x) noexcept {
+    return _mm_sad_epu8(x, _mm_setzero_si128());
+}
 // No pmaddubsw before SSSE3: x and y are widened to 16 bits and added (the weights
 // are the same for both), then pmaddwd weighs the sums.
 inline wv v_madd2(wv x, wv y) noexcept {
@@ -56,7 +66,7 @@ struct rk_row {  // the powers for one 16-byte row, in pmaddwd's word order
     std::int16_t even_lo[8], odd_lo[8], even_hi[8], odd_hi[8];  // even: bytes 0, 2, ..; odd: 1, 3, ..
 };
 struct rk_sse2_tables {
-    rk_row rows[rk_chunk / 16];   // row k: bytes 16k .. 16k+15 of a 256-byte chunk
+    rk_row rows[rk_chunk / 16];       // row k: bytes 16k .. 16k+15 of a 256-byte chunk
     std::uint32_t pow[rk_chunk + 1];  // M^0 .. M^256
 };
 
@@ -82,7 +92,9 @@ constexpr rk_sse2_tables make_rk_sse2_tables() noexcept {
 
 alignas(64) constexpr rk_sse2_tables rk_consts = make_rk_sse2_tables();
 
-inline wv rk_load_words(const std::int16_t* w) noexcept { return _mm_load_si128(reinterpret_cast<const __m128i*>(w)); }
+inline wv rk_load_words(const std::int16_t* w) noexcept {
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(w));
+}
 
 // lo, hi += the products of the 16 bytes x with one table row.
 inline void rk_row_madd(wv x, const rk_row& row, wv& lo, wv& hi) noexcept {
@@ -93,7 +105,9 @@ inline void rk_row_madd(wv x, const rk_row& row, wv& lo, wv& hi) noexcept {
                                          _mm_madd_epi16(odd, rk_load_words(row.odd_hi))));
 }
 
-inline std::uint32_t rk_total(wv lo, wv hi) noexcept { return v_hsum(_mm_add_epi32(lo, _mm_slli_epi32(hi, 16))); }
+inline std::uint32_t rk_total(wv lo, wv hi) noexcept {
+    return v_hsum(_mm_add_epi32(lo, _mm_slli_epi32(hi, 16)));
+}
 
 inline std::uint32_t rk_block_sse2(const std::uint8_t* p, std::size_t n) noexcept {
     const rk_sse2_tables& t = rk_consts;

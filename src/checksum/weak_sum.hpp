@@ -34,9 +34,7 @@ public:
         b_ += static_cast<std::uint32_t>(n) * a_ + s2;
         a_ += s1;
     }
-    std::uint32_t digest() const noexcept {
-        return kind_ == weak_kind::rabinkarp ? a_ : (b_ << 16) | (a_ & 0xffff);
-    }
+    std::uint32_t digest() const noexcept { return kind_ == weak_kind::rabinkarp ? a_ : (b_ << 16) | (a_ & 0xffff); }
 
 private:
     weak_kind kind_;
@@ -63,8 +61,7 @@ constexpr std::uint32_t weak_key(std::uint32_t digest) noexcept {
 }
 
 inline std::uint32_t weak_key(weak_kind kind, std::uint32_t digest) noexcept {
-    return kind == weak_kind::rollsum ? weak_key<weak_kind::rollsum>(digest)
-                                      : weak_key<weak_kind::rabinkarp>(digest);
+    return kind == weak_kind::rollsum ? weak_key<weak_kind::rollsum>(digest) : weak_key<weak_kind::rabinkarp>(digest);
 }
 
 }  // namespace rdelta::detail

@@ -3,17 +3,17 @@
 // generated data in memory, as one table (or JSON with --json).
 #include "benchmark_command.hpp"
 
-#include "cpu/cpu_features.hpp"
-#include "checksum/weak_dispatch.hpp"
 #include "checksum/strong_sum.hpp"
+#include "checksum/weak_dispatch.hpp"
+#include "cpu/cpu_features.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 #include <rdelta/version.hpp>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -78,8 +78,8 @@ void kernel_rows(const bytes& data, std::vector<row>& rows) {
                             sink = sink + s1 + s2;
                         })});
         for (auto kind : {strong_kind::md4, strong_kind::blake2}) {
-            rows.push_back({kind == strong_kind::md4 ? "strong MD4 (multi-buffer)" : "strong BLAKE2b (multi-buffer)", name,
-                            throughput(data.size(), [&] {
+            rows.push_back({kind == strong_kind::md4 ? "strong MD4 (multi-buffer)" : "strong BLAKE2b (multi-buffer)",
+                            name, throughput(data.size(), [&] {
                                 detail::strong_sum_many(kind, data.data(), block, blocks, digests.data());
                             })});
         }
@@ -100,9 +100,8 @@ std::optional<std::string> job_rows(const bytes& basis, std::vector<row>& rows) 
     if (!params) return params.err().message;
     result<bytes> sig_bytes = bytes{};
     const std::string level = simd_level();
-    rows.push_back({"signature", level, throughput(basis.size(), [&] {
-                        sig_bytes = make_signature(basis, params->params, all_cores);
-                    })});
+    rows.push_back({"signature", level,
+                    throughput(basis.size(), [&] { sig_bytes = make_signature(basis, params->params, all_cores); })});
     if (!sig_bytes) return sig_bytes.err().message;
     auto sig = load_signature(*sig_bytes);
     if (!sig) return sig.err().message;
@@ -145,8 +144,10 @@ int benchmark_command(const request& req, const invocation& inv) {
         std::fprintf(stderr, "%s: benchmark: %s\n", inv.prog.c_str(), problem->c_str());
         return 107;
     }
-    if (req.json) print_json(rows, size);
-    else print_table(rows, size);
+    if (req.json)
+        print_json(rows, size);
+    else
+        print_table(rows, size);
     return 0;
 }
 

@@ -3,14 +3,14 @@
 // parameters) so exit codes match, but nothing is created before all checks pass.
 #include "commands.hpp"
 
+#include <rdelta/file.hpp>
 #include "benchmark_command.hpp"
-#include "info_command.hpp"
-#include "preflight.hpp"
 #include "exit_codes.hpp"
 #include "in_place_command.hpp"
-#include "push_command.hpp"
-#include <rdelta/file.hpp>
+#include "info_command.hpp"
+#include "preflight.hpp"
 #include "progress.hpp"
+#include "push_command.hpp"
 #include "rdiff_messages.hpp"
 #include "stats_format.hpp"
 
@@ -20,15 +20,15 @@
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <memory>
-#include <initializer_list>
-#include <optional>
 #include <ctime>
-#include <sys/resource.h>
-#include <sys/time.h>
+#include <initializer_list>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace rdelta::cli {
@@ -126,10 +126,11 @@ public:
         std::fprintf(stderr,
                      "{\"command\": \"%s\", \"in_bytes\": %" PRId64 ", \"out_bytes\": %" PRId64
                      ", \"literal_commands\": %" PRId64 ", \"literal_bytes\": %" PRId64 ", \"copy_commands\": %" PRId64
-                     ", \"copy_bytes\": %" PRId64 ", \"blocks\": %" PRId64 ", \"elapsed_s\": %.3f, \"peak_rss_bytes\": %lld"
+                     ", \"copy_bytes\": %" PRId64 ", \"blocks\": %" PRId64
+                     ", \"elapsed_s\": %.3f, \"peak_rss_bytes\": %lld"
                      ", \"read_bytes\": %" PRId64 "}\n",
-                     s.op, s.in_bytes, s.out_bytes, s.lit_cmds, s.lit_bytes, s.copy_cmds, s.copy_bytes, s.sig_blocks, secs,
-                     static_cast<long long>(ru.ru_maxrss) * 1024, bytes_read());
+                     s.op, s.in_bytes, s.out_bytes, s.lit_cmds, s.lit_bytes, s.copy_cmds, s.copy_bytes, s.sig_blocks,
+                     secs, static_cast<long long>(ru.ru_maxrss) * 1024, bytes_read());
     }
 
 private:
@@ -141,12 +142,11 @@ private:
 
 // Run a job from `in` to `out` (empty: the job writes nothing), reading input
 // in chunks of `chunk` bytes, each filled completely unless the input ends.
-result<void> drive(job& j, byte_source& in, const byte_sink& out, std::size_t chunk,
-                   progress_meter* meter = nullptr, bool meter_output = false) {
+result<void> drive(job& j, byte_source& in, const byte_sink& out, std::size_t chunk, progress_meter* meter = nullptr,
+                   bool meter_output = false) {
     drive_options options;
     options.chunk = chunk;
-    if (meter)
-        options.progress = [&](const job_stats& s) { meter->update(meter_output ? s.out_bytes : s.in_bytes); };
+    if (meter) options.progress = [&](const job_stats& s) { meter->update(meter_output ? s.out_bytes : s.in_bytes); };
     return drive_job(j, in, out, options);
 }
 
@@ -203,19 +203,26 @@ int open_output(const request& req, const invocation& inv, const std::string& pa
 }
 
 int check_hash_names(const request& req, const invocation& inv, sig_format& format) {
-    if (req.hash == "blake2") format.strong = strong_kind::blake2;
-    else if (req.hash == "md4") format.strong = strong_kind::md4;
-    else return report_usage(inv, "Unknown hash algorithm '" + req.hash + "'.");
-    if (req.rollsum == "rabinkarp") format.weak = weak_kind::rabinkarp;
-    else if (req.rollsum == "rollsum") format.weak = weak_kind::rollsum;
-    else return report_usage(inv, "Unknown rollsum algorithm '" + req.rollsum + "'.");
+    if (req.hash == "blake2")
+        format.strong = strong_kind::blake2;
+    else if (req.hash == "md4")
+        format.strong = strong_kind::md4;
+    else
+        return report_usage(inv, "Unknown hash algorithm '" + req.hash + "'.");
+    if (req.rollsum == "rabinkarp")
+        format.weak = weak_kind::rabinkarp;
+    else if (req.rollsum == "rollsum")
+        format.weak = weak_kind::rollsum;
+    else
+        return report_usage(inv, "Unknown rollsum algorithm '" + req.rollsum + "'.");
     return exit_success;
 }
 
 int check_sizes(const request& req, const invocation& inv) {
     if (req.input_size < 0 || req.output_size < 0)
         return report_usage(inv, "Buffer sizes (-I, -O) must not be negative.");
-    if (req.threads < 0 || req.threads > 1024) return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
+    if (req.threads < 0 || req.threads > 1024)
+        return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
     if (req.max_output < 0) return report_usage(inv, "--max-output must not be negative.");
     if (req.max_strong_work < -1) return report_usage(inv, "--max-strong-work must not be negative.");
     return exit_success;
@@ -225,8 +232,8 @@ std::unique_ptr<progress_meter> make_meter(const request& req, const invocation&
                                            std::int64_t total) {
     if (req.quiet) return std::make_unique<progress_meter>(false, label, total);
     const bool forced = req.progress.value_or(false);
-    return std::make_unique<progress_meter>(progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr),
-                                            label, total);
+    return std::make_unique<progress_meter>(progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr), label,
+                                            total);
 }
 
 int signature_command(const request& req, const invocation& inv) {
@@ -234,20 +241,23 @@ int signature_command(const request& req, const invocation& inv) {
     if (!in) return report_input(inv, req, 0, in.err());
     in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 1);
-    if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
+    if (auto ok = output_file::check(out_path, req.force); !ok)
+        return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 2) return report_usage(inv, "Too many arguments.");
     sig_format format;
     if (int rc = check_hash_names(req, inv, format)) return rc;
     if (int rc = check_sizes(req, inv)) return rc;
     if (req.block_size < 0 || req.block_size > max_block_size)
-        return report(inv, fail(errc::param_error, "block size " + std::to_string(req.block_size) +
-                                                       " is out of range (0 to " + std::to_string(max_block_size) + ")"));
+        return report(
+            inv, fail(errc::param_error, "block size " + std::to_string(req.block_size) + " is out of range (0 to " +
+                                             std::to_string(max_block_size) + ")"));
 
     // rdiff sizes blocks by the whole file, even when stdin was partly read before.
-    auto resolved = resolve_sig_params({in->whole_size(), magic_of_format(format),
-                                        static_cast<std::uint64_t>(req.block_size), req.sum_size});
+    auto resolved = resolve_sig_params(
+        {in->whole_size(), magic_of_format(format), static_cast<std::uint64_t>(req.block_size), req.sum_size});
     if (!resolved) return report(inv, resolved.err());
-    if (!resolved->warning.empty() && !req.quiet) std::fprintf(stderr, "%s: warning: %s\n", inv.prog.c_str(), resolved->warning.c_str());
+    if (!resolved->warning.empty() && !req.quiet)
+        std::fprintf(stderr, "%s: warning: %s\n", inv.prog.c_str(), resolved->warning.c_str());
     const sig_params params = resolved->params;
     if (req.verbose && !inv.as_rdiff)
         std::fprintf(stderr, "%s: signature: magic %#x, block length %u, strong sum length %u\n", inv.prog.c_str(),
@@ -294,11 +304,12 @@ int signature_command(const request& req, const invocation& inv) {
 }
 
 // A regular file or block device: holes are not read (make_delta_from).
-result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_options options,
-                                compressing_writer& out, progress_meter& meter, const new_signature_output* new_sig) {
+result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_options options, compressing_writer& out,
+                                progress_meter& meter, const new_signature_output* new_sig) {
     file_basis reader(new_in);
-    auto made = make_delta_from(reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, out.sink(),
-                                [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); }, new_sig);
+    auto made = make_delta_from(
+        reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, out.sink(),
+        [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); }, new_sig);
     if (made) new_in.seek_past(static_cast<std::uint64_t>(new_in.regular_size()));  // as if read as a stream
     return made;
 }
@@ -345,7 +356,8 @@ int delta_command(const request& req, const invocation& inv) {
     if (!new_in) return report_input(inv, req, 1, new_in.err());
     new_in->set_nocache(req.nocache);
     const std::string out_path = file_arg(req, 2);
-    if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
+    if (auto ok = output_file::check(out_path, req.force); !ok)
+        return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
     if (int rc = check_sizes(req, inv)) return rc;
 
@@ -356,9 +368,9 @@ int delta_command(const request& req, const invocation& inv) {
     signature sig{sig_params{}};
     // Under its own name, a delta or text file given as the signature is called what it
     // is (with rdiff's exit code).
-    auto loader = make_loadsig_job(&sig, sig_in->name(),
-                                   sig_in->size_hint() > 0 ? static_cast<std::uint64_t>(sig_in->size_hint()) : 0,
-                                   !inv.as_rdiff);
+    auto loader =
+        make_loadsig_job(&sig, sig_in->name(),
+                         sig_in->size_hint() > 0 ? static_cast<std::uint64_t>(sig_in->size_hint()) : 0, !inv.as_rdiff);
     if (auto loaded = drive(*loader, *sig_in, {}, default_chunk); !loaded) return report(inv, loaded.err());
     stats.job_done(loader->stats());
     if (auto same = sig_file->check_unchanged(); !same) return report(inv, same.err());
@@ -379,8 +391,10 @@ int delta_command(const request& req, const invocation& inv) {
     const bool checksum = !inv.as_rdiff && !req.no_checksum;
     job_options options{static_cast<unsigned>(req.threads), checksum, req.in_place_safe};
     // rdiff has no work budget; rdelta's default is the library's.
-    if (inv.as_rdiff) options.max_strong_work = 0;
-    else if (req.max_strong_work >= 0) options.max_strong_work = static_cast<std::uint64_t>(req.max_strong_work);
+    if (inv.as_rdiff)
+        options.max_strong_work = 0;
+    else if (req.max_strong_work >= 0)
+        options.max_strong_work = static_cast<std::uint64_t>(req.max_strong_work);
     std::optional<job_stats> made;
     const auto run_delta = [&](const byte_sink& to_file) -> result<void> {
         auto packed = open_packer(req, *out, to_file);
@@ -439,7 +453,8 @@ int patch_command(const request& req, const invocation& inv) {
     auto delta_file = input_file::open(file_arg(req, 1));
     if (!delta_file) return report_input(inv, req, 1, delta_file.err());
     const std::string out_path = file_arg(req, 2);
-    if (auto ok = output_file::check(out_path, req.force); !ok) return report_output_check(inv, out_path, req.force, ok.err());
+    if (auto ok = output_file::check(out_path, req.force); !ok)
+        return report_output_check(inv, out_path, req.force, ok.err());
     if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
     if (int rc = check_sizes(req, inv)) return rc;
 
@@ -456,7 +471,8 @@ int patch_command(const request& req, const invocation& inv) {
     // Progress counts the delta read against its size when that is known (an
     // uncompressed file), else the bytes written; the summary line counts the same.
     const bool by_delta = delta_in->size_hint() > 0;
-    auto meter = make_meter(req, inv, by_delta ? "patch (delta)" : "patch (output)", by_delta ? delta_in->size_hint() : -1);
+    auto meter =
+        make_meter(req, inv, by_delta ? "patch (delta)" : "patch (output)", by_delta ? delta_in->size_hint() : -1);
     file_basis basis(*basis_in, file_basis::origin::file_start);  // rdiff seeks to absolute positions
     patch_options options;
     options.delta_name = delta_in->name();
@@ -481,7 +497,8 @@ int patch_command(const request& req, const invocation& inv) {
     const auto run_job = [&](const byte_sink& sink) {
         return drive(*j, *delta_in, sink, patch_delta_chunk, meter.get(), !by_delta);
     };
-    const result<void> done = options.copy_direct ? run_job(to_file) : background_sink::produce_on_helper(to_file, run_job);
+    const result<void> done =
+        options.copy_direct ? run_job(to_file) : background_sink::produce_on_helper(to_file, run_job);
     meter->finish();
     stats.job_done(j->stats());  // rdiff prints patch statistics even on failure
     // COPYs from a basis written meanwhile mix its versions. A checksum trailer
@@ -498,7 +515,8 @@ int patch_command(const request& req, const invocation& inv) {
     if (auto same = unchanged_inputs(); !same) return report(inv, same.err());
     if (!trailer.empty()) {
         written_output written(*out);
-        auto checked = verify_trailer(trailer, written, static_cast<std::uint64_t>(j->stats().out_bytes), options.delta_name);
+        auto checked =
+            verify_trailer(trailer, written, static_cast<std::uint64_t>(j->stats().out_bytes), options.delta_name);
         if (!checked) return report(inv, checked.err());
     }
     if (int rc = publish(*out, inv, req.quiet)) return rc;
@@ -529,15 +547,15 @@ int run_command(const request& req, const invocation& inv) {
         if (auto problem = binary_to_terminal(req)) return report_usage(inv, *problem);
     }
     switch (req.act) {
-    case action::signature: return signature_command(req, inv);
-    case action::delta: return delta_command(req, inv);
-    case action::patch: return patch_command(req, inv);
-    case action::benchmark: return benchmark_command(req, inv);
-    case action::info: return info_command(req, inv);
-    case action::recover: return recover_command(req, inv);
-    case action::verify: return verify_command(req, inv);
-    case action::push: return push_command(req, inv);
-    case action::none: break;
+        case action::signature: return signature_command(req, inv);
+        case action::delta: return delta_command(req, inv);
+        case action::patch: return patch_command(req, inv);
+        case action::benchmark: return benchmark_command(req, inv);
+        case action::info: return info_command(req, inv);
+        case action::recover: return recover_command(req, inv);
+        case action::verify: return verify_command(req, inv);
+        case action::push: return push_command(req, inv);
+        case action::none: break;
     }
     return report_usage(inv, "You must specify an action: `signature', `delta', or `patch'.");
 }

@@ -4,11 +4,11 @@
 #include <rdelta/compression.hpp>
 #include <rdelta/file.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace rdelta::cli {
 
@@ -23,7 +23,8 @@ public:
         while (got < n) {
             const ssize_t r = ::pread(*fd_, p + got, n - got, static_cast<off_t>(pos_));
             if (r < 0 && errno == EINTR) continue;
-            if (r < 0) return fail(errc::io_error, name_ + ": reading its temporary copy failed: " + std::strerror(errno));
+            if (r < 0)
+                return fail(errc::io_error, name_ + ": reading its temporary copy failed: " + std::strerror(errno));
             if (r == 0) break;
             got += static_cast<std::size_t>(r), pos_ += static_cast<std::uint64_t>(r);
         }
@@ -71,7 +72,10 @@ result<delta_opener> make_delta_opener(const std::string& path) {
     }
     auto spool = make_spool();
     if (!spool) return std::move(spool).err();
-    auto fd = std::shared_ptr<int>(new int(*spool), [](int* p) { ::close(*p); delete p; });
+    auto fd = std::shared_ptr<int>(new int(*spool), [](int* p) {
+        ::close(*p);
+        delete p;
+    });
     std::vector<std::uint8_t> buf(std::size_t{1} << 20);
     for (;;) {
         auto got = first->read_full(buf.data(), buf.size());
@@ -79,7 +83,9 @@ result<delta_opener> make_delta_opener(const std::string& path) {
         for (std::size_t done = 0; done < *got;) {
             const ssize_t w = ::write(*fd, buf.data() + done, *got - done);
             if (w < 0 && errno == EINTR) continue;
-            if (w < 0) return fail(errc::io_error, first->name() + ": cannot copy it to a temporary file: " + std::strerror(errno));
+            if (w < 0)
+                return fail(errc::io_error,
+                            first->name() + ": cannot copy it to a temporary file: " + std::strerror(errno));
             done += static_cast<std::size_t>(w);
         }
         if (*got < buf.size()) break;

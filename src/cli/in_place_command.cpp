@@ -10,14 +10,14 @@
 #include <rdelta/journal.hpp>
 #include <rdelta/manifest.hpp>
 
+#include <sys/resource.h>
 #include <chrono>
 #include <cinttypes>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <memory>
-#include <sys/resource.h>
 
 namespace rdelta::cli {
 
@@ -28,7 +28,9 @@ int report(const invocation& inv, const error& e) {
     return exit_code(e.code);
 }
 
-std::string file_arg(const request& req, std::size_t i) { return i < req.files.size() ? req.files[i] : "-"; }
+std::string file_arg(const request& req, std::size_t i) {
+    return i < req.files.size() ? req.files[i] : "-";
+}
 
 // Roll back what an interrupted run left, saying so.
 result<void> recover_first(const invocation& inv, in_place_fd& image, journal_storage& journal, bool quiet_if_none) {
@@ -37,19 +39,24 @@ result<void> recover_first(const invocation& inv, in_place_fd& image, journal_st
     const char* prog = inv.prog.c_str();
     const char* name = image.name().c_str();
     switch (done->action) {
-    case recovery_action::none:
-        if (!quiet_if_none) std::fprintf(stderr, "%s: %s: no interrupted in-place patch or rewrite: nothing to do\n", prog, name);
-        break;
-    case recovery_action::discarded:
-        std::fprintf(stderr, "%s: %s: deleted the journal of a patch interrupted before it wrote anything\n", prog, name);
-        break;
-    case recovery_action::rolled_back:
-        std::fprintf(stderr, "%s: %s: rolled back an interrupted in-place patch (%" PRIu64 " regions, %" PRIu64 " bytes restored)\n",
-                     prog, name, done->records, done->bytes_restored);
-        break;
-    case recovery_action::completed:
-        std::fprintf(stderr, "%s: %s: finished an interrupted in-place patch that had already been verified\n", prog, name);
-        break;
+        case recovery_action::none:
+            if (!quiet_if_none)
+                std::fprintf(stderr, "%s: %s: no interrupted in-place patch or rewrite: nothing to do\n", prog, name);
+            break;
+        case recovery_action::discarded:
+            std::fprintf(stderr, "%s: %s: deleted the journal of a patch interrupted before it wrote anything\n", prog,
+                         name);
+            break;
+        case recovery_action::rolled_back:
+            std::fprintf(stderr,
+                         "%s: %s: rolled back an interrupted in-place patch (%" PRIu64 " regions, %" PRIu64
+                         " bytes restored)\n",
+                         prog, name, done->records, done->bytes_restored);
+            break;
+        case recovery_action::completed:
+            std::fprintf(stderr, "%s: %s: finished an interrupted in-place patch that had already been verified\n",
+                         prog, name);
+            break;
     }
     return {};
 }
@@ -109,7 +116,9 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     const bool show = !req.quiet && progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr);
     std::unique_ptr<progress_meter> meter;  // its total is known after the check pass
     options.progress = [&](std::uint64_t done, std::uint64_t total) {
-        if (!meter) meter = std::make_unique<progress_meter>(show, "patch --in-place (delta)", static_cast<std::int64_t>(total));
+        if (!meter)
+            meter =
+                std::make_unique<progress_meter>(show, "patch --in-place (delta)", static_cast<std::int64_t>(total));
         meter->update(static_cast<std::int64_t>(done));
     };
     // Test hooks (tests/cli/in_place_crash_test.py): small journal batches, so a
@@ -139,8 +148,9 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     if (req.json)
         std::fprintf(stderr,
                      "{\"command\": \"patch --in-place\", \"in_bytes\": %" PRId64 ", \"out_bytes\": %" PRId64
-                     ", \"image_bytes_written\": %" PRIu64 ", \"journal_bytes_written\": %" PRIu64 ", \"syncs\": %" PRIu64
-                     ", \"verified\": %s, \"verify_bytes_read\": %" PRIu64 ", \"manifest_used\": %s"
+                     ", \"image_bytes_written\": %" PRIu64 ", \"journal_bytes_written\": %" PRIu64
+                     ", \"syncs\": %" PRIu64 ", \"verified\": %s, \"verify_bytes_read\": %" PRIu64
+                     ", \"manifest_used\": %s"
                      ", \"manifest_published\": %s, \"elapsed_s\": %.3f}\n",
                      done->job.in_bytes, done->job.out_bytes, done->image_bytes_written, done->journal_bytes_written,
                      done->syncs, done->has_trailer ? "true" : "false", done->verify_bytes_read,
@@ -196,8 +206,8 @@ int verify_command(const request& req, const invocation& inv) {
     auto journal = open_journal_file(*image);
     if (!journal) return report(inv, journal.err());
     if ((*journal)->exists())
-        return report(inv, fail(errc::io_error, image->name() + ": an in-place patch was interrupted: run `" + inv.prog +
-                                                    " recover " + image->name() + "` first"));
+        return report(inv, fail(errc::io_error, image->name() + ": an in-place patch was interrupted: run `" +
+                                                    inv.prog + " recover " + image->name() + "` first"));
     auto manifest = open_manifest_file(*image);
     if (!manifest) return report(inv, manifest.err());
     auto r = scrub_against_manifest(*image, **manifest);
@@ -218,7 +228,8 @@ int verify_command(const request& req, const invocation& inv) {
                      prog, name, r->mismatched_chunks, r->chunk_size, ranges_text(*r).c_str());
     if (!r->clean()) return exit_code(errc::corrupt);
     if (!req.quiet)
-        std::fprintf(stderr, "%s: %s: %" PRIu64 " bytes match its manifest (%" PRIu64 " chunks; %" PRIu64 " bytes read)\n",
+        std::fprintf(stderr,
+                     "%s: %s: %" PRIu64 " bytes match its manifest (%" PRIu64 " chunks; %" PRIu64 " bytes read)\n",
                      prog, name, r->size, r->chunks, r->bytes_read);
     return exit_success;
 }

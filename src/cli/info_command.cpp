@@ -3,8 +3,8 @@
 // patch would validate it, without applying anything.
 #include "info_command.hpp"
 
-#include "exit_codes.hpp"
 #include "core/stat_counter.hpp"
+#include "exit_codes.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
 #include "format/netint.hpp"
@@ -103,18 +103,24 @@ result<delta_summary> read_delta(byte_source& in) {
 std::string json_text(const std::string& text) {
     std::string out;
     for (const unsigned char ch : text) {
-        if (ch == '"' || ch == '\\') out += '\\', out += static_cast<char>(ch);
+        if (ch == '"' || ch == '\\')
+            out += '\\', out += static_cast<char>(ch);
         else if (ch < 0x20) {
             char esc[8];
             std::snprintf(esc, sizeof esc, "\\u%04x", ch);
             out += esc;
-        } else out += static_cast<char>(ch);
+        } else
+            out += static_cast<char>(ch);
     }
     return out;
 }
 
-const char* weak_name(weak_kind k) { return k == weak_kind::rollsum ? "rollsum" : "rabinkarp"; }
-const char* strong_name(strong_kind k) { return k == strong_kind::md4 ? "md4" : "blake2"; }
+const char* weak_name(weak_kind k) {
+    return k == weak_kind::rollsum ? "rollsum" : "rabinkarp";
+}
+const char* strong_name(strong_kind k) {
+    return k == strong_kind::md4 ? "md4" : "blake2";
+}
 
 int print_signature(const request& req, const std::string& name, const signature& sig, codec packed) {
     const sig_params& p = sig.params();
@@ -123,11 +129,12 @@ int print_signature(const request& req, const std::string& name, const signature
     const std::uint64_t min_basis = n ? (n - 1) * p.block_len + 1 : 0, max_basis = n * p.block_len;
     if (req.check) return std::printf("%s: valid signature\n", name.c_str()), 0;
     if (req.json) {
-        std::printf("{\"file\": \"%s\", \"kind\": \"signature\", \"compression\": \"%s\", \"magic\": \"0x%08x\", "
-                    "\"weak\": \"%s\", \"strong\": \"%s\", \"block_length\": %u, \"strong_length\": %u, "
-                    "\"blocks\": %" PRIu64 ", \"basis_bytes_min\": %" PRIu64 ", \"basis_bytes_max\": %" PRIu64 "}\n",
-                    json_text(name).c_str(), codec_name(packed), p.magic, weak_name(f.weak), strong_name(f.strong), p.block_len,
-                    p.strong_len, n, min_basis, max_basis);
+        std::printf(
+            "{\"file\": \"%s\", \"kind\": \"signature\", \"compression\": \"%s\", \"magic\": \"0x%08x\", "
+            "\"weak\": \"%s\", \"strong\": \"%s\", \"block_length\": %u, \"strong_length\": %u, "
+            "\"blocks\": %" PRIu64 ", \"basis_bytes_min\": %" PRIu64 ", \"basis_bytes_max\": %" PRIu64 "}\n",
+            json_text(name).c_str(), codec_name(packed), p.magic, weak_name(f.weak), strong_name(f.strong), p.block_len,
+            p.strong_len, n, min_basis, max_basis);
         return 0;
     }
     std::printf("%s: signature (magic 0x%08x)%s%s\n", name.c_str(), p.magic,
@@ -146,8 +153,9 @@ int print_delta(const request& req, const std::string& name, const delta_summary
                     ", \"literal_commands\": %" PRIu64 ", \"literal_bytes\": %" PRIu64 ", \"copy_commands\": %" PRIu64
                     ", \"copy_bytes\": %" PRIu64 ", \"new_file_bytes\": %" PRIu64 ", \"basis_bytes_needed\": %" PRIu64
                     ", \"checksum_trailer\": %s, \"bytes_after_end\": %" PRIu64 "}\n",
-                    json_text(name).c_str(), codec_name(packed), s.delta_bytes, s.literal_cmds, s.literal_bytes, s.copy_cmds,
-                    s.copy_bytes, s.new_length, s.basis_needed, s.trailer ? "true" : "false", s.ignored_after_end);
+                    json_text(name).c_str(), codec_name(packed), s.delta_bytes, s.literal_cmds, s.literal_bytes,
+                    s.copy_cmds, s.copy_bytes, s.new_length, s.basis_needed, s.trailer ? "true" : "false",
+                    s.ignored_after_end);
         return 0;
     }
     std::printf("%s: delta, %" PRIu64 " bytes%s%s\n", name.c_str(), s.delta_bytes,
@@ -156,9 +164,10 @@ int print_delta(const request& req, const std::string& name, const delta_summary
     std::printf("  copy           %" PRIu64 " commands, %" PRIu64 " bytes (basis of at least %" PRIu64 " bytes)\n",
                 s.copy_cmds, s.copy_bytes, s.basis_needed);
     std::printf("  new file       %" PRIu64 " bytes\n", s.new_length);
-    std::printf("  trailer        %s\n", !s.trailer         ? "none"
-                                        : s.chunked_trailer ? "XXH3-128 root over 64 KiB chunks of the new file (patch verifies it)"
-                                                            : "XXH3-128 checksum of the new file (patch verifies it)");
+    std::printf("  trailer        %s\n", !s.trailer ? "none"
+                                         : s.chunked_trailer
+                                             ? "XXH3-128 root over 64 KiB chunks of the new file (patch verifies it)"
+                                             : "XXH3-128 checksum of the new file (patch verifies it)");
     if (s.ignored_after_end) std::printf("  after END      %" PRIu64 "+ bytes, ignored\n", s.ignored_after_end);
     return 0;
 }

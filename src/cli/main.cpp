@@ -1,7 +1,7 @@
 // main.cpp - rdelta's entry point: parse, run, map errors to rdiff's exit codes.
+#include <rdelta/file.hpp>
 #include "commands.hpp"
 #include "exit_codes.hpp"
-#include <rdelta/file.hpp>
 #include "options.hpp"
 #include "preflight.hpp"
 
@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
         auto parsed = parse_command_line(argc, argv, inv.as_rdiff);
         // rdiff warns once per -v reached, even before help, version or a usage error.
         auto warn_trace = [&](int count) {
-            for (int i = 0; inv.as_rdiff && i < count; ++i) std::fputs("rdiff: Library does not support trace.\n", stderr);
+            for (int i = 0; inv.as_rdiff && i < count; ++i)
+                std::fputs("rdiff: Library does not support trace.\n", stderr);
         };
         if (auto* usage = std::get_if<usage_error>(&parsed)) {
             warn_trace(usage->verbose_count);
@@ -49,7 +50,8 @@ int main(int argc, char** argv) {
         const request& req = std::get<request>(parsed);
         warn_trace(req.verbose_count);
         if (req.show_help) {
-            const std::string text = req.help_topic == action::none ? help_text(inv.as_rdiff) : command_help(req.help_topic);
+            const std::string text =
+                req.help_topic == action::none ? help_text(inv.as_rdiff) : command_help(req.help_topic);
             return std::fputs(text.c_str(), stdout), 0;
         }
         if (!inv.as_rdiff)

@@ -17,6 +17,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -26,7 +27,6 @@
 #include <optional>
 #include <span>
 #include <string_view>
-#include <unistd.h>
 
 namespace rdelta::cli {
 namespace {
@@ -54,8 +54,8 @@ po::typed_value<std::string>* level_arg() {
 }
 
 std::string level_help(codec c) {
-    return std::string("signature, delta: compress the output with ") + codec_name(c) + ", LEVEL 1-" + std::to_string(max_level(c)) +
-           " (default " + std::to_string(default_level(c)) + ")";
+    return std::string("signature, delta: compress the output with ") + codec_name(c) + ", LEVEL 1-" +
+           std::to_string(max_level(c)) + " (default " + std::to_string(default_level(c)) + ")";
 }
 
 // The commands each option applies to, under the name rdelta. Under the name rdiff
@@ -71,7 +71,7 @@ constexpr command_set every_command = rdiff_commands | bench | inf | rec | ver |
 
 struct option_table {
     po::options_description general, signature, delta, io, extensions, hidden, all;
-    po::options_description rdiff_all;  ///< without the extensions: Debian rdiff's options
+    po::options_description rdiff_all;                         ///< without the extensions: Debian rdiff's options
     std::map<std::string, command_set, std::less<>> commands;  ///< by long name (or "-h")
     option_table();
 };
@@ -106,59 +106,56 @@ private:
 option_table::option_table() {
     const std::string gzip_help = level_help(codec::gzip), bzip2_help = level_help(codec::bzip2),
                       zstd_help = level_help(codec::zstd);
-    rows(general, commands)
-        ("verbose,v", rdiff_commands, "Trace internal processing")
-        ("version,V", every_command, "Show program version")
-        ("help,?", every_command, "Show this help message")
-        ("statistics,s", rdiff_commands, "Show performance statistics")
-        ("force,f", rdiff_commands, "Force overwriting existing files");
-    rows(signature, commands)
-        ("hash,H", rdiff_commands, arg("ALG"), "Hash algorithm: blake2 (default), md4")
-        ("rollsum,R", rdiff_commands, arg("ALG"), "Rollsum algorithm: rabinkarp (default), rollsum");
-    rows(delta, commands)
-        ("block-size,b", rdiff_commands, arg("BYTES"), "Signature block size, 0 (default) for recommended")
-        ("sum-size,S", rdiff_commands, arg("BYTES"), "Signature strength, 0 (default) for max, -1 for min");
-    rows(io, commands)
-        ("input-size,I", rdiff_commands, arg("BYTES"), "Input buffer size")
-        ("output-size,O", rdiff_commands, arg("BYTES"), "Output buffer size");
-    rows(extensions, commands)
-        ("threads,j", sig | dlt | psh, arg("N"), "signature, delta: worker threads, 0 (default) for all cores")
-        ("max-output", pat, arg("BYTES"), "patch: fail (status 102) rather than write more than this")
-        ("max-strong-work", dlt, arg("FACTOR"),
-         "delta: fail (status 102) once strong hashing exceeds FACTOR (default 256, 0 = no limit) plus "
-         "twice the basis size / 2^32, times the input size, plus a constant")
-        ("progress", rdiff_commands, "Show a progress line on stderr (default: on a terminal)")
-        ("no-progress", rdiff_commands, "Do not show progress")
-        ("nocache", rdiff_commands, "Do not keep file data in the page cache")
-        ("no-sparse", pat, "patch: write zero runs as data, not as holes")
-        ("kernel-copy", pat, arg("WHEN"),
-         "patch: copy long COPYs file to file with copy_file_range: auto (default: where the filesystem "
-         "shares extents, e.g. XFS, btrfs, NFS), always, never")
-        ("fsync", rdiff_commands, "Flush each file output to disk before publishing it (durable against power loss)")
-        ("no-fsync", rdiff_commands, "Publish outputs without flushing them to disk (the default)")
-        ("checksum", dlt, "delta: append the new file's length and XXH3-128 after END (the default)")
-        ("verify", pat, "patch: require the checksum trailer, check it and report")
-        ("in-place", pat, "patch BASIS [DELTA]: update BASIS itself, writing only what changes")
-        ("in-place-safe", dlt | psh, "delta: only copies that patch --in-place can apply (no data moved back)")
-        ("no-checksum", dlt, "delta: no checksum trailer: rdiff's exact bytes (patch cannot detect a wrong basis)")
-        ("no-journal", pat, "patch --in-place: no undo journal (faster, but an interruption damages BASIS)")
-        ("new-signature", dlt, arg("FILE"),
-         "delta: also write the new file's signature to FILE, from the same read, with SIGNATURE's parameters")
-        ("ssh,e", psh, arg("CMD"), "push: run the remote side through CMD (default: ssh), e.g. 'ssh -p 2222 -i key'")
-        ("remote-rdelta", psh, arg("PATH"), "push: the rdelta program on the remote host (default: rdelta)")
-        ("signature-store", psh, arg("FILE"),
-         "push: keep the signature of the remote image in FILE (default: under ~/.cache/rdelta/push/)")
-        ("gzip,z", sig | dlt | psh, level_arg(), gzip_help.c_str())
-        ("bzip2,i", sig | dlt | psh, level_arg(), bzip2_help.c_str())
-        ("zstd", sig | dlt | psh, level_arg(), zstd_help.c_str())
-        ("ultra", sig | dlt | psh, "signature, delta: allow zstd levels 20 to 22 (much more memory)")
-        ("json", rdiff_commands | bench | inf | ver | psh, "signature, delta, patch, push: statistics as JSON on stderr; benchmark, info, verify: print JSON")
-        ("quiet,q", rdiff_commands | ver | psh, "signature, delta, patch, verify, push: no progress line, summary or warnings")
-        ("check", inf, "info: only validate the file (exit status and one line)");
+    rows(general, commands)("verbose,v", rdiff_commands, "Trace internal processing")(
+        "version,V", every_command, "Show program version")("help,?", every_command, "Show this help message")(
+        "statistics,s", rdiff_commands, "Show performance statistics")("force,f", rdiff_commands,
+                                                                       "Force overwriting existing files");
+    rows(signature, commands)("hash,H", rdiff_commands, arg("ALG"), "Hash algorithm: blake2 (default), md4")(
+        "rollsum,R", rdiff_commands, arg("ALG"), "Rollsum algorithm: rabinkarp (default), rollsum");
+    rows(delta, commands)("block-size,b", rdiff_commands, arg("BYTES"),
+                          "Signature block size, 0 (default) for recommended")(
+        "sum-size,S", rdiff_commands, arg("BYTES"), "Signature strength, 0 (default) for max, -1 for min");
+    rows(io, commands)("input-size,I", rdiff_commands, arg("BYTES"), "Input buffer size")(
+        "output-size,O", rdiff_commands, arg("BYTES"), "Output buffer size");
+    rows(extensions, commands)("threads,j", sig | dlt | psh, arg("N"),
+                               "signature, delta: worker threads, 0 (default) for all cores")(
+        "max-output", pat, arg("BYTES"), "patch: fail (status 102) rather than write more than this")(
+        "max-strong-work", dlt, arg("FACTOR"),
+        "delta: fail (status 102) once strong hashing exceeds FACTOR (default 256, 0 = no limit) plus "
+        "twice the basis size / 2^32, times the input size, plus a constant")(
+        "progress", rdiff_commands, "Show a progress line on stderr (default: on a terminal)")(
+        "no-progress", rdiff_commands, "Do not show progress")("nocache", rdiff_commands,
+                                                               "Do not keep file data in the page cache")(
+        "no-sparse", pat, "patch: write zero runs as data, not as holes")(
+        "kernel-copy", pat, arg("WHEN"),
+        "patch: copy long COPYs file to file with copy_file_range: auto (default: where the filesystem "
+        "shares extents, e.g. XFS, btrfs, NFS), always, never")(
+        "fsync", rdiff_commands, "Flush each file output to disk before publishing it (durable against power loss)")(
+        "no-fsync", rdiff_commands, "Publish outputs without flushing them to disk (the default)")(
+        "checksum", dlt, "delta: append the new file's length and XXH3-128 after END (the default)")(
+        "verify", pat, "patch: require the checksum trailer, check it and report")(
+        "in-place", pat, "patch BASIS [DELTA]: update BASIS itself, writing only what changes")(
+        "in-place-safe", dlt | psh, "delta: only copies that patch --in-place can apply (no data moved back)")(
+        "no-checksum", dlt, "delta: no checksum trailer: rdiff's exact bytes (patch cannot detect a wrong basis)")(
+        "no-journal", pat, "patch --in-place: no undo journal (faster, but an interruption damages BASIS)")(
+        "new-signature", dlt, arg("FILE"),
+        "delta: also write the new file's signature to FILE, from the same read, with SIGNATURE's parameters")(
+        "ssh,e", psh, arg("CMD"), "push: run the remote side through CMD (default: ssh), e.g. 'ssh -p 2222 -i key'")(
+        "remote-rdelta", psh, arg("PATH"), "push: the rdelta program on the remote host (default: rdelta)")(
+        "signature-store", psh, arg("FILE"),
+        "push: keep the signature of the remote image in FILE (default: under ~/.cache/rdelta/push/)")(
+        "gzip,z", sig | dlt | psh, level_arg(), gzip_help.c_str())(
+        "bzip2,i", sig | dlt | psh, level_arg(), bzip2_help.c_str())("zstd", sig | dlt | psh, level_arg(),
+                                                                     zstd_help.c_str())(
+        "ultra", sig | dlt | psh, "signature, delta: allow zstd levels 20 to 22 (much more memory)")(
+        "json", rdiff_commands | bench | inf | ver | psh,
+        "signature, delta, patch, push: statistics as JSON on stderr; benchmark, info, verify: print JSON")(
+        "quiet,q", rdiff_commands | ver | psh,
+        "signature, delta, patch, verify, push: no progress line, summary or warnings")(
+        "check", inf, "info: only validate the file (exit status and one line)");
     // Accepted but not listed, as in rdiff.
-    rows(hidden, commands)
-        (",h", every_command, "Show this help message")
-        ("stats", rdiff_commands, "Show performance statistics");
+    rows(hidden, commands)(",h", every_command, "Show this help message")("stats", rdiff_commands,
+                                                                          "Show performance statistics");
     for (const auto* d : {&general, &signature, &delta, &io, &extensions, &hidden}) all.add(*d);
     for (const auto* d : {&general, &signature, &delta, &io, &hidden}) rdiff_all.add(*d);
 }
@@ -207,9 +204,9 @@ bool is_short_form(std::string_view element) {
 /// ends in an option still wanting its value, or `--` and everything after it.
 struct step {
     std::vector<po::option> options;
-    std::string named;              ///< the element popt names in messages: the last consumed
-    bool short_attached = false;    ///< values are glued to a short option, as in `-b=5`
-    bool value_missing = false;     ///< argv ended where the last option's value should be
+    std::string named;            ///< the element popt names in messages: the last consumed
+    bool short_attached = false;  ///< values are glued to a short option, as in `-b=5`
+    bool value_missing = false;   ///< argv ended where the last option's value should be
     std::optional<std::string> error;
 };
 
@@ -282,8 +279,7 @@ enum class number_status { ok, invalid, out_of_range };
 
 /// popt's POPT_ARG_INT conversion: strtoll with base 0 (so hex, octal, a sign and leading
 /// blanks are accepted and "" is 0), trailing junk rejected, then a range check.
-number_status parse_number(const std::string& text, std::int64_t lo, std::int64_t hi,
-                           std::int64_t& out) {
+number_status parse_number(const std::string& text, std::int64_t lo, std::int64_t hi, std::int64_t& out) {
     char* end = nullptr;
     errno = 0;
     const long long value = std::strtoll(text.c_str(), &end, 0);
@@ -335,8 +331,8 @@ private:
     request req_;
     std::optional<usage_error> error_;
     std::vector<std::string> positionals_;
-    std::vector<std::string> given_;           ///< the options' keys, in order
-    std::optional<std::string> bare_level_;    ///< the element of a compression option without its level, just applied
+    std::vector<std::string> given_;         ///< the options' keys, in order
+    std::optional<std::string> bare_level_;  ///< the element of a compression option without its level, just applied
 };
 
 flow command_line::fail(std::string message) {
@@ -369,8 +365,7 @@ flow command_line::apply(const step& s) {
     if (s.error) return fail(*s.error);
     for (std::size_t k = 0; k < s.options.size(); ++k) {
         const bool last = k + 1 == s.options.size();
-        if (!last && is_glued_equals(s.options[k + 1]))
-            return fail(std::string(unwanted_argument) + s.named);
+        if (!last && is_glued_equals(s.options[k + 1])) return fail(std::string(unwanted_argument) + s.named);
         if (last && s.value_missing) return fail(std::string(missing_argument) + s.named);
         if (apply_option(s.options[k], s) == flow::stop) return flow::stop;
     }
@@ -452,7 +447,8 @@ flow command_line::apply_compression(codec c, const po::option& o, const step& s
     const number_status status = parse_number(option_value(o, s), int_limits::min(), int_limits::max(), level);
     if (status == number_status::invalid) return fail(std::string(bad_number) + s.named);
     if (status == number_status::out_of_range || level < 1 || level > max_level(c))
-        return fail(std::string(codec_name(c)) + " level must be 1 to " + std::to_string(max_level(c)) + ": " + s.named);
+        return fail(std::string(codec_name(c)) + " level must be 1 to " + std::to_string(max_level(c)) + ": " +
+                    s.named);
     req_.compression_level = static_cast<int>(level);
     return flow::go_on;
 }
@@ -462,7 +458,8 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         (key == "hash" ? req_.hash : req_.rollsum) = value;
         return flow::go_on;
     }
-    if (key == "max-strong-work" && as_rdiff_) return fail(std::string(unknown_option) + s.named);  // rdiff has no budget
+    if (key == "max-strong-work" && as_rdiff_)
+        return fail(std::string(unknown_option) + s.named);  // rdiff has no budget
     if (key == "new-signature") {
         req_.new_signature = value;
         return flow::go_on;
@@ -472,18 +469,22 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         return flow::go_on;
     }
     if (key == "kernel-copy") {
-        if (value == "auto") req_.kernel_copy = copy_mode::automatic;
-        else if (value == "always") req_.kernel_copy = copy_mode::always;
-        else if (value == "never") req_.kernel_copy = copy_mode::never;
-        else return fail(s.named + " takes auto, always or never, not '" + value + "'");
+        if (value == "auto")
+            req_.kernel_copy = copy_mode::automatic;
+        else if (value == "always")
+            req_.kernel_copy = copy_mode::always;
+        else if (value == "never")
+            req_.kernel_copy = copy_mode::never;
+        else
+            return fail(s.named + " takes auto, always or never, not '" + value + "'");
         return flow::go_on;
     }
     for (const auto& n : numeric_options) {
         if (key != n.key) continue;
         switch (parse_number(value, n.lo, n.hi, req_.*n.field)) {
-        case number_status::ok: return flow::go_on;
-        case number_status::invalid: return fail(std::string(bad_number) + s.named);
-        case number_status::out_of_range: return fail(std::string(out_of_range) + s.named);
+            case number_status::ok: return flow::go_on;
+            case number_status::invalid: return fail(std::string(bad_number) + s.named);
+            case number_status::out_of_range: return fail(std::string(out_of_range) + s.named);
         }
     }
     return fail(std::string(unknown_option) + s.named);  // declared but not handled: a bug
@@ -513,7 +514,8 @@ void command_line::resolve_action() {
             const std::string& topic = positionals_[1];
             req_.help_topic = topic.empty() ? action::none : match_action(topic, false);
             if (req_.help_topic == action::none)
-                fail("help: no command '" + topic + "' (signature, delta, patch, recover, verify, push, info, benchmark)");
+                fail("help: no command '" + topic +
+                     "' (signature, delta, patch, recover, verify, push, info, benchmark)");
         }
         return;
     }
@@ -528,7 +530,8 @@ void command_line::resolve_action() {
         fail("Usage for delta: " + prog + " [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]");
     if (req_.act == action::patch && req_.files.empty())
         fail("Usage for patch: " + prog + " [OPTIONS] patch BASIS [DELTA [NEW]]");
-    if (req_.act == action::info && req_.files.empty()) fail("Usage for info: " + prog + " info [--check] [--json] FILE");
+    if (req_.act == action::info && req_.files.empty())
+        fail("Usage for info: " + prog + " info [--check] [--json] FILE");
     if (req_.act == action::recover && req_.files.empty()) fail("Usage for recover: " + prog + " recover IMAGE");
     if (req_.act == action::verify && req_.files.size() != 1) fail("Usage for verify: " + prog + " verify IMAGE");
     if (req_.act == action::push && req_.files.size() != 2)
@@ -543,8 +546,8 @@ void command_line::check_options_apply() {
         const command_set applies_to = option_commands(key);
         if (applies_to & command_bit(req_.act)) continue;
         std::string commands;
-        for (const action a : {action::signature, action::delta, action::patch, action::recover, action::verify, action::push, action::info,
-                               action::benchmark})
+        for (const action a : {action::signature, action::delta, action::patch, action::recover, action::verify,
+                               action::push, action::info, action::benchmark})
             if (applies_to & command_bit(a)) commands.append(commands.empty() ? "" : ", ").append(action_name(a));
         const std::string name = key.starts_with('-') ? key : "--" + key;
         const bool compression = compression_option(key) != codec::none || key == "ultra";
@@ -560,7 +563,8 @@ void command_line::check_options_apply() {
 bool command_line::level_left_apart(std::span<const std::string> args, std::size_t next) {
     if (!bare_level_ || next >= args.size()) return false;
     const std::string& word = args[next];
-    if (word.empty() || word.size() > 2 || !std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (word.empty() || word.size() > 2 ||
+        !std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; }))
         return false;
     if (!positionals_.empty() && access(word.c_str(), F_OK) == 0) return false;
     const std::string& option = *bare_level_;
@@ -627,7 +631,8 @@ std::string usage_lines(const std::string& prog) {
     const std::string indent(std::string_view("Usage: ").size() + prog.size() + 1, ' ');
     std::string text = "Usage: " + prog + " ";
     for (const auto& c : command_lines) {
-        if (prog == "rdiff" && c.command != action::signature && c.command != action::delta && c.command != action::patch)
+        if (prog == "rdiff" && c.command != action::signature && c.command != action::delta &&
+            c.command != action::patch)
             break;
         text += (c.command == action::signature ? "" : indent) + c.usage + "\n";
     }
@@ -646,23 +651,22 @@ constexpr std::string_view version_body =
 
 }  // namespace
 
-std::variant<request, usage_error> parse_command_line(int argc, const char* const* argv,
-                                                      bool as_rdiff) {
+std::variant<request, usage_error> parse_command_line(int argc, const char* const* argv, bool as_rdiff) {
     const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
     return command_line(as_rdiff).parse(args);
 }
 
 const char* action_name(action a) {
     switch (a) {
-    case action::signature: return "signature";
-    case action::delta: return "delta";
-    case action::patch: return "patch";
-    case action::benchmark: return "benchmark";
-    case action::recover: return "recover";
-    case action::info: return "info";
-    case action::verify: return "verify";
-    case action::push: return "push";
-    case action::none: break;
+        case action::signature: return "signature";
+        case action::delta: return "delta";
+        case action::patch: return "patch";
+        case action::benchmark: return "benchmark";
+        case action::recover: return "recover";
+        case action::info: return "info";
+        case action::verify: return "verify";
+        case action::push: return "push";
+        case action::none: break;
     }
     return "";
 }

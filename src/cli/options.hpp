@@ -15,10 +15,22 @@
 
 namespace rdelta::cli {
 
-enum class action { none, signature, delta, patch, benchmark, recover, info, verify, push };  // the last five: rdelta only
+enum class action {
+    none,
+    signature,
+    delta,
+    patch,
+    benchmark,
+    recover,
+    info,
+    verify,
+    push
+};  // the last five: rdelta only
 /// The commands an option applies to: one bit per action (command_bit).
 using command_set = unsigned;
-constexpr command_set command_bit(action a) { return 1u << static_cast<unsigned>(a); }
+constexpr command_set command_bit(action a) {
+    return 1u << static_cast<unsigned>(a);
+}
 
 /// --kernel-copy: when patch copies COPY runs file to file in the kernel.
 enum class copy_mode { automatic, always, never };
@@ -27,48 +39,48 @@ enum class copy_mode { automatic, always, never };
 /// beyond being integers in rdiff's `int` range); names of hash/rollsum are raw
 /// strings, validated by the command (rdiff validates them after opening files).
 struct request {
-    bool show_help = false;      ///< -?, -h, --help reached, or `rdelta help` (stop: print help, exit 0)
+    bool show_help = false;            ///< -?, -h, --help reached, or `rdelta help` (stop: print help, exit 0)
     action help_topic = action::none;  ///< `rdelta help COMMAND`: that command's usage and options
-    bool show_version = false;   ///< -V, --version reached (stop: print version, exit 0)
+    bool show_version = false;         ///< -V, --version reached (stop: print version, exit 0)
     action act = action::none;
-    bool verbose = false;        ///< -v
-    int verbose_count = 0;       ///< how many -v were reached (rdiff warns once per -v)
-    bool statistics = false;     ///< -s, --statistics, --stats
-    bool force = false;          ///< -f, --force
-    std::string hash = "blake2";       ///< -H, --hash
-    std::string rollsum = "rabinkarp"; ///< -R, --rollsum
-    std::int64_t block_size = 0;   ///< -b, --block-size
-    std::int64_t sum_size = 0;     ///< -S, --sum-size
-    std::int64_t input_size = 0;   ///< -I, --input-size
-    std::int64_t output_size = 0;  ///< -O, --output-size
-    std::vector<std::string> files;  ///< positionals after the action
+    bool verbose = false;               ///< -v
+    int verbose_count = 0;              ///< how many -v were reached (rdiff warns once per -v)
+    bool statistics = false;            ///< -s, --statistics, --stats
+    bool force = false;                 ///< -f, --force
+    std::string hash = "blake2";        ///< -H, --hash
+    std::string rollsum = "rabinkarp";  ///< -R, --rollsum
+    std::int64_t block_size = 0;        ///< -b, --block-size
+    std::int64_t sum_size = 0;          ///< -S, --sum-size
+    std::int64_t input_size = 0;        ///< -I, --input-size
+    std::int64_t output_size = 0;       ///< -O, --output-size
+    std::vector<std::string> files;     ///< positionals after the action
 
     // rdelta extensions: unknown options under the name rdiff, as in Debian's rdiff.
-    std::int64_t threads = 0;          ///< -j, --threads: worker threads; 0 = all cores
-    std::int64_t max_output = 0;       ///< --max-output: patch output limit in bytes; 0 = none
-    std::int64_t max_strong_work = -1; ///< --max-strong-work: delta work budget factor; -1 = default, 0 = none
-    std::optional<bool> progress;      ///< --progress / --no-progress; unset = command decides
-    bool nocache = false;              ///< --nocache: do not keep file data in the page cache
-    bool sparse = true;                ///< --no-sparse turns it off: patch writes zero runs as holes
+    std::int64_t threads = 0;           ///< -j, --threads: worker threads; 0 = all cores
+    std::int64_t max_output = 0;        ///< --max-output: patch output limit in bytes; 0 = none
+    std::int64_t max_strong_work = -1;  ///< --max-strong-work: delta work budget factor; -1 = default, 0 = none
+    std::optional<bool> progress;       ///< --progress / --no-progress; unset = command decides
+    bool nocache = false;               ///< --nocache: do not keep file data in the page cache
+    bool sparse = true;                 ///< --no-sparse turns it off: patch writes zero runs as holes
     copy_mode kernel_copy = copy_mode::automatic;  ///< --kernel-copy: patch's COPYs through copy_file_range
-    bool durable = false;              ///< --fsync: outputs are flushed to disk before they are published
-    bool checksum = false;             ///< --checksum: delta appends the whole-file checksum trailer (the default)
-    bool verify = false;               ///< --verify: patch requires and reports the trailer
-    bool in_place = false;             ///< --in-place: patch updates the basis file itself
-    bool in_place_safe = false;        ///< --in-place-safe: delta that patch --in-place can apply
-    bool no_checksum = false;          ///< --no-checksum: delta without the trailer (rdiff's bytes)
-    bool journal = true;               ///< --no-journal turns it off: patch --in-place without undo journal
-    std::string new_signature;         ///< --new-signature FILE: delta also writes the new file's signature
-    std::string ssh_command;           ///< -e, --ssh CMD: push runs the remote side through CMD (default "ssh")
-    std::string remote_rdelta;         ///< --remote-rdelta PATH: push's rdelta on the remote host (default "rdelta")
-    std::string signature_store;       ///< --signature-store FILE: where push keeps the remote image's signature
+    bool durable = false;                          ///< --fsync: outputs are flushed to disk before they are published
+    bool checksum = false;        ///< --checksum: delta appends the whole-file checksum trailer (the default)
+    bool verify = false;          ///< --verify: patch requires and reports the trailer
+    bool in_place = false;        ///< --in-place: patch updates the basis file itself
+    bool in_place_safe = false;   ///< --in-place-safe: delta that patch --in-place can apply
+    bool no_checksum = false;     ///< --no-checksum: delta without the trailer (rdiff's bytes)
+    bool journal = true;          ///< --no-journal turns it off: patch --in-place without undo journal
+    std::string new_signature;    ///< --new-signature FILE: delta also writes the new file's signature
+    std::string ssh_command;      ///< -e, --ssh CMD: push runs the remote side through CMD (default "ssh")
+    std::string remote_rdelta;    ///< --remote-rdelta PATH: push's rdelta on the remote host (default "rdelta")
+    std::string signature_store;  ///< --signature-store FILE: where push keeps the remote image's signature
 
-    codec compression = codec::none;   ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
-    int compression_level = 0;         ///< its LEVEL (the codec's default when none was attached)
-    bool ultra = false;                ///< --ultra: zstd levels 20 to 22 allowed
-    bool json = false;                 ///< --json: machine-readable output (benchmark, info; statistics of the others)
-    bool check = false;                ///< --check: info only validates the file
-    bool quiet = false;                ///< -q, --quiet: no progress line, summary or warnings
+    codec compression = codec::none;  ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
+    int compression_level = 0;        ///< its LEVEL (the codec's default when none was attached)
+    bool ultra = false;               ///< --ultra: zstd levels 20 to 22 allowed
+    bool json = false;                ///< --json: machine-readable output (benchmark, info; statistics of the others)
+    bool check = false;               ///< --check: info only validates the file
+    bool quiet = false;               ///< -q, --quiet: no progress line, summary or warnings
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".
@@ -80,8 +92,7 @@ struct usage_error {
 /// Parse argv; argv[0] is the program name and is skipped. Never throws a parse error.
 /// `as_rdiff` is true when invoked under the name rdiff: rdelta's own options are then
 /// unknown options, rejected with Debian rdiff's message.
-std::variant<request, usage_error> parse_command_line(int argc, const char* const* argv,
-                                                      bool as_rdiff);
+std::variant<request, usage_error> parse_command_line(int argc, const char* const* argv, bool as_rdiff);
 
 /// The --help text. For rdiff it is byte-identical to Debian rdiff 2.3.2's.
 std::string help_text(bool as_rdiff);

@@ -1,9 +1,9 @@
 // preflight.cpp - command-line checks that rdiff does not make (see preflight.hpp).
 #include "preflight.hpp"
 
+#include <unistd.h>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 #include <utility>
 
 namespace rdelta::cli {
@@ -36,9 +36,14 @@ std::optional<std::string> bad_force_isa() {
 
 std::string spelling_hint(const std::string& usage_message) {
     static const std::pair<const char*, const char*> hints[] = {
-        {"--inplace", "--in-place"},     {"--in_place", "--in-place"},   {"--no-cache", "--nocache"},
-        {"--checksums", "--checksum"},   {"--compress", "--gzip or --zstd"}, {"--sparse", "--no-sparse (sparse is the default)"},
-        {"--jobs", "--threads"},         {"--quiet", "--no-progress"},
+        {"--inplace", "--in-place"},
+        {"--in_place", "--in-place"},
+        {"--no-cache", "--nocache"},
+        {"--checksums", "--checksum"},
+        {"--compress", "--gzip or --zstd"},
+        {"--sparse", "--no-sparse (sparse is the default)"},
+        {"--jobs", "--threads"},
+        {"--quiet", "--no-progress"},
     };
     const auto colon = usage_message.rfind(": ");
     if (colon == std::string::npos) return "";

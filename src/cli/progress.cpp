@@ -1,8 +1,8 @@
 // progress.cpp - the progress line.
 #include "progress.hpp"
 
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 
 namespace rdelta::cli {
 
@@ -26,10 +26,17 @@ bool progress_wanted(bool as_rdiff, const bool* forced) {
 }
 
 progress_meter::progress_meter(bool enabled, std::string label, std::int64_t total)
-    : enabled_(enabled), shown_(enabled), terminal_(isatty(STDERR_FILENO) == 1), label_(std::move(label)), total_(total),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : enabled_(enabled),
+      shown_(enabled),
+      terminal_(isatty(STDERR_FILENO) == 1),
+      label_(std::move(label)),
+      total_(total),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
 
-progress_meter::~progress_meter() { finish(); }
+progress_meter::~progress_meter() {
+    finish();
+}
 
 void progress_meter::update(std::int64_t done) {
     if (!enabled_) return;
@@ -45,7 +52,8 @@ void progress_meter::draw(std::int64_t done, double elapsed) {
     std::string line = (terminal_ ? "\r" : "") + label_ + ": " + human_bytes(static_cast<double>(done));
     if (total_ > 0) {
         char pct[16];
-        std::snprintf(pct, sizeof pct, " (%d%%)", static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total_)));
+        std::snprintf(pct, sizeof pct, " (%d%%)",
+                      static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total_)));
         line += " of " + human_bytes(static_cast<double>(total_)) + pct;
     }
     line += ", " + human_bytes(rate) + "/s";
@@ -65,8 +73,8 @@ void progress_meter::summary(std::int64_t done) {
     finish();
     if (!shown_) return;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "%s: %s in %.1f s (%s/s)\n", label_.c_str(), human_bytes(static_cast<double>(done)).c_str(), secs,
-                 human_bytes(secs > 0 ? static_cast<double>(done) / secs : 0).c_str());
+    std::fprintf(stderr, "%s: %s in %.1f s (%s/s)\n", label_.c_str(), human_bytes(static_cast<double>(done)).c_str(),
+                 secs, human_bytes(secs > 0 ? static_cast<double>(done) / secs : 0).c_str());
     shown_ = false;
 }
 

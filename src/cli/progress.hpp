@@ -30,7 +30,7 @@ private:
     void draw(std::int64_t done, double elapsed);
 
     bool enabled_;
-    bool shown_;  // enabled when made: a summary line is due at the end
+    bool shown_;     // enabled when made: a summary line is due at the end
     bool terminal_;  // stderr is a terminal: redraw the line in place
     bool drawn_ = false;
     std::string label_;

@@ -20,6 +20,10 @@
 #include <rdelta/format.hpp>
 #include <rdelta/signature.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -27,11 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <optional>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -106,10 +106,14 @@ bool copy_stream(int from, int to, std::uint64_t& counted) {
 
 std::string human(std::uint64_t bytes) {
     char text[32];
-    if (bytes < 1024) std::snprintf(text, sizeof text, "%" PRIu64 " B", bytes);
-    else if (bytes < (1u << 20)) std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024);
-    else if (bytes < (1u << 30)) std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / 1048576);
-    else std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / 1073741824);
+    if (bytes < 1024)
+        std::snprintf(text, sizeof text, "%" PRIu64 " B", bytes);
+    else if (bytes < (1u << 20))
+        std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024);
+    else if (bytes < (1u << 30))
+        std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / 1048576);
+    else
+        std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / 1073741824);
     return text;
 }
 
@@ -123,9 +127,12 @@ int as_exit_code(const child_status& s) {
 // under the user's cache (a lost file only costs one signature fetch).
 std::optional<std::string> default_store(const std::string& image_real, const std::string& dest_text) {
     std::string base;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') base = xdg;
-    else if (const char* home = std::getenv("HOME"); home && *home) base = std::string(home) + "/.cache";
-    else return std::nullopt;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
+        base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = std::string(home) + "/.cache";
+    else
+        return std::nullopt;
     base += "/rdelta/push";
     for (auto at = base.find('/', 1);; at = base.find('/', at + 1)) {  // mkdir -p, private
         if (::mkdir(base.substr(0, at).c_str(), 0700) != 0 && errno != EEXIST) return std::nullopt;
@@ -174,7 +181,8 @@ private:
     std::vector<std::string> patch_words(bool new_file) const;
     session_result send(int basis_fd, bool new_file);
     std::string remote_failure(const char* what, const child_status& s) const;
-    session_result judge(const child_status& delta, const child_status& ssh, bool ssh_gone, std::string remote_text) const;
+    session_result judge(const child_status& delta, const child_status& ssh, bool ssh_gone,
+                         std::string remote_text) const;
     enum class fetched { ok, absent, failed };
     fetched fetch(fd_holder& sig, int& rc, bool may_recover = true);
     void recover_remote();
@@ -219,8 +227,9 @@ int push_run::open_store() {
     } else if (auto found = default_store(image_real, req_.files[1])) {
         store_ = *found;
     } else {
-        return fail("no place to keep the remote image's signature ($HOME/.cache/rdelta/push cannot be made): "
-                    "give --signature-store FILE");
+        return fail(
+            "no place to keep the remote image's signature ($HOME/.cache/rdelta/push cannot be made): "
+            "give --signature-store FILE");
     }
     next_ = store_ + ".next";
     const std::string lock_name = store_ + ".lock";
@@ -327,8 +336,9 @@ session_result push_run::judge(const child_status& delta, const child_status& ss
     if (ssh.ok())  // the remote patch succeeded on what it received, yet the delta failed: impossible
         return {fail("rdelta delta " + delta.describe() + " after the remote patch succeeded", as_exit_code(delta))};
     return {fail(remote_failure("rdelta patch", ssh) + (ssh.exit_code == 255 || ssh.exit_code < 0
-                                                            ? "; " + where + " is unchanged, or its journal rolls it back "
-                                                                             "on the next push"
+                                                            ? "; " + where +
+                                                                  " is unchanged, or its journal rolls it back "
+                                                                  "on the next push"
                                                             : std::string()),
                  as_exit_code(ssh))};
 }
@@ -360,7 +370,8 @@ push_run::fetched push_run::fetch(fd_holder& sig, int& rc, bool may_recover) {
     w.emplace_back("-");
     sig = temp_file();
     fd_holder err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (sig.get() < 0 || err.get() < 0) return rc = fail(std::string("temporary file: ") + std::strerror(errno)), fetched::failed;
+    if (sig.get() < 0 || err.get() < 0)
+        return rc = fail(std::string("temporary file: ") + std::strerror(errno)), fetched::failed;
     const pid_t ssh = spawn(ssh_argv(w), {none.get(), sig.get(), err.get()});
     if (ssh < 0) return rc = fail("cannot start " + ssh_.front() + ": " + std::strerror(errno)), fetched::failed;
     ++stats_.sessions;
@@ -381,14 +392,15 @@ push_run::fetched push_run::fetch(fd_holder& sig, int& rc, bool may_recover) {
         return fetch(sig, rc, false);
     }
     replay(text);
-    rc = fail("fetching the signature of " + dest_.host + ":" + dest_.path + " failed: " +
-                  remote_failure("rdelta signature", s),
+    rc = fail("fetching the signature of " + dest_.host + ":" + dest_.path +
+                  " failed: " + remote_failure("rdelta signature", s),
               as_exit_code(s));
     return fetched::failed;
 }
 
 void push_run::recover_remote() {
-    const std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "recover", "--", dest_.path};
+    const std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "recover", "--",
+                                     dest_.path};
     fd_holder err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     const pid_t ssh = spawn(ssh_argv(w), {none.get(), -1, err.get()});
     if (ssh < 0) return;
@@ -407,7 +419,8 @@ fd_holder push_run::empty_signature(int& rc) const {
     fd_holder image(::open(image_.c_str(), O_RDONLY | O_CLOEXEC));
     const off_t size = image.get() >= 0 ? ::lseek(image.get(), 0, SEEK_END) : -1;
     if (size < 0) return rc = fail(image_ + ": " + std::strerror(errno)), fd_holder();
-    auto params = resolve_sig_params({size, magic_of_format(format), static_cast<std::uint64_t>(req_.block_size), req_.sum_size});
+    auto params =
+        resolve_sig_params({size, magic_of_format(format), static_cast<std::uint64_t>(req_.block_size), req_.sum_size});
     if (!params) return rc = fail(params.err().message, exit_code(params.err().code)), fd_holder();
     auto bytes = make_signature({}, params->params);
     if (!bytes) return rc = fail(bytes.err().message, exit_code(bytes.err().code)), fd_holder();
@@ -422,8 +435,8 @@ int push_run::finish() {
     if (::rename(next_.c_str(), store_.c_str()) != 0) {
         const int e = errno;
         ::unlink(store_.c_str());  // stale now: the next push fetches the remote's instead
-        return fail(dest_.host + ":" + dest_.path + " is up to date, but keeping its signature failed: " + next_ + ": " +
-                    std::strerror(e));
+        return fail(dest_.host + ":" + dest_.path + " is up to date, but keeping its signature failed: " + next_ +
+                    ": " + std::strerror(e));
     }
     const auto slash = store_.rfind('/');
     fd_holder folder(::open(slash == std::string::npos ? "." : store_.substr(0, slash + (slash == 0)).c_str(),
@@ -433,19 +446,25 @@ int push_run::finish() {
     const std::uint64_t image_bytes = ::stat(image_.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (!req_.quiet)
-        std::fprintf(stderr, "%s: push: %s -> %s:%s (%s): sent %s of delta for %s (%.2f%%), fetched %s of signature, "
-                             "verified; %.2f s\n",
-                     inv_.prog.c_str(), image_.c_str(), dest_.host.c_str(), dest_.path.c_str(), stats_.mode,
-                     human(stats_.delta_bytes).c_str(), human(image_bytes).c_str(),
-                     image_bytes ? 100.0 * static_cast<double>(stats_.delta_bytes) / static_cast<double>(image_bytes) : 0.0,
-                     human(stats_.signature_bytes).c_str(), secs);
+        std::fprintf(
+            stderr,
+            "%s: push: %s -> %s:%s (%s): sent %s of delta for %s (%.2f%%), fetched %s of signature, "
+            "verified; %.2f s\n",
+            inv_.prog.c_str(), image_.c_str(), dest_.host.c_str(), dest_.path.c_str(), stats_.mode,
+            human(stats_.delta_bytes).c_str(), human(image_bytes).c_str(),
+            image_bytes ? 100.0 * static_cast<double>(stats_.delta_bytes) / static_cast<double>(image_bytes) : 0.0,
+            human(stats_.signature_bytes).c_str(), secs);
     if (req_.statistics)
-        std::fprintf(stderr, "%s: push: %" PRIu64 " delta bytes sent, %" PRIu64 " signature bytes fetched, %d ssh sessions, "
-                             "kept signature %s\n",
+        std::fprintf(stderr,
+                     "%s: push: %" PRIu64 " delta bytes sent, %" PRIu64
+                     " signature bytes fetched, %d ssh sessions, "
+                     "kept signature %s\n",
                      inv_.prog.c_str(), stats_.delta_bytes, stats_.signature_bytes, stats_.sessions, store_.c_str());
     if (req_.json)
-        std::fprintf(stderr, "{\"command\": \"push\", \"mode\": \"%s\", \"delta_bytes\": %" PRIu64 ", \"signature_bytes\": %" PRIu64
-                             ", \"image_bytes\": %" PRIu64 ", \"ssh_sessions\": %d, \"elapsed_s\": %.3f}\n",
+        std::fprintf(stderr,
+                     "{\"command\": \"push\", \"mode\": \"%s\", \"delta_bytes\": %" PRIu64
+                     ", \"signature_bytes\": %" PRIu64 ", \"image_bytes\": %" PRIu64
+                     ", \"ssh_sessions\": %d, \"elapsed_s\": %.3f}\n",
                      stats_.mode, stats_.delta_bytes, stats_.signature_bytes, image_bytes, stats_.sessions, secs);
     return exit_success;
 }
@@ -460,8 +479,9 @@ int push_run::run() {
         if (!first.refused) return first.rc == exit_success ? finish() : first.rc;
         // Nothing changed there: the remote holds another state than the kept signature's.
         if (!req_.quiet)
-            std::fprintf(stderr, "%s: push: %s:%s does not hold what %s describes (its patch exited with %d, unchanged): "
-                                 "fetching its signature\n",
+            std::fprintf(stderr,
+                         "%s: push: %s:%s does not hold what %s describes (its patch exited with %d, unchanged): "
+                         "fetching its signature\n",
                          inv_.prog.c_str(), dest_.host.c_str(), dest_.path.c_str(), store_.c_str(), first.rc);
         stats_.mode = "resync";
     }
@@ -493,8 +513,10 @@ int push_command(const request& req, const invocation& inv) {
     if (auto* problem = std::get_if<std::string>(&dest)) return report_usage(inv, "push: " + *problem);
     auto ssh = split_command(req.ssh_command.empty() ? std::string("ssh") : req.ssh_command);
     if (!ssh) return report_usage(inv, "--ssh '" + req.ssh_command + "' is not a command (an unbalanced quote?)");
-    if (req.threads < 0 || req.threads > 1024) return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
-    if (req.hash != "blake2" && req.hash != "md4") return report_usage(inv, "Unknown hash algorithm '" + req.hash + "'.");
+    if (req.threads < 0 || req.threads > 1024)
+        return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
+    if (req.hash != "blake2" && req.hash != "md4")
+        return report_usage(inv, "Unknown hash algorithm '" + req.hash + "'.");
     if (req.rollsum != "rabinkarp" && req.rollsum != "rollsum")
         return report_usage(inv, "Unknown rollsum algorithm '" + req.rollsum + "'.");
     // A write into ssh after it ended must fail with EPIPE, not end this process

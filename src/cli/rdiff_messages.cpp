@@ -5,12 +5,12 @@
 
 #include "exit_codes.hpp"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 namespace rdelta::cli::rdiff_messages {
 
@@ -19,7 +19,8 @@ namespace {
 constexpr int io_status = exit_code(errc::io_error);
 
 int open_error(const std::string& path, const char* mode, const char* reason) {
-    std::fprintf(stderr, "librsync: ERROR: (rs_file_open) Error opening \"%s\" for %s: %s\n", path.c_str(), mode, reason);
+    std::fprintf(stderr, "librsync: ERROR: (rs_file_open) Error opening \"%s\" for %s: %s\n", path.c_str(), mode,
+                 reason);
     return io_status;
 }
 
@@ -54,9 +55,10 @@ int input_failed(const std::string& path, bool basis, const error& e) {
     const int err = read_errno(path);
     if (err == EISDIR) {
         if (basis) {
-            std::fputs("librsync: ERROR: (rs_file_copy_cb) read error: Is a directory\n"
-                       "librsync: ERROR: (rs_job_complete) patch job failed: IO error\n",
-                       stderr);
+            std::fputs(
+                "librsync: ERROR: (rs_file_copy_cb) read error: Is a directory\n"
+                "librsync: ERROR: (rs_job_complete) patch job failed: IO error\n",
+                stderr);
         } else {
             std::fputs("librsync: ERROR: (rs_infilebuf_fill) error filling buf from file: Is a directory\n", stderr);
         }

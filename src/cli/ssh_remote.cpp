@@ -1,12 +1,12 @@
 // ssh_remote.cpp - destinations, ssh command lines, remote quoting, child processes.
 #include "ssh_remote.hpp"
 
-#include <cerrno>
-#include <csignal>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 
 namespace rdelta::cli {
 
@@ -74,8 +74,10 @@ std::optional<std::vector<std::string>> split_command(const std::string& text) {
 std::string shell_quote(const std::string& word) {
     std::string quoted = "'";
     for (const char c : word) {
-        if (c == '\'') quoted.append("'\\''");
-        else quoted += c;
+        if (c == '\'')
+            quoted.append("'\\''");
+        else
+            quoted += c;
     }
     quoted += '\'';
     return quoted;
@@ -159,7 +161,8 @@ child_status wait_child(pid_t pid) {
 
 std::string child_status::describe() const {
     if (exit_code >= 0) return "exited with " + std::to_string(exit_code);
-    if (signal > 0) return std::string("was killed by signal ") + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
+    if (signal > 0)
+        return std::string("was killed by signal ") + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
     return "ended in an unknown way";
 }
 

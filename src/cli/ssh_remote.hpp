@@ -4,9 +4,9 @@
 // a local shell, so no local path is ever parsed by one).
 #pragma once
 
+#include <sys/types.h>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 #include <variant>
 #include <vector>
 

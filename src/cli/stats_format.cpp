@@ -35,8 +35,8 @@ std::string format_match_stats(const job_stats& s) {
                   " (%.3fx) weak sum compares, %" PRId64 " (%.3f%%) strong sum compares, %" PRId64
                   " (%.3f%%) strong sum calcs]",
                   s.searches, s.matches, 100.0 * static_cast<double>(s.matches) / searches, s.weak_hits,
-                  static_cast<double>(s.weak_hits) / searches, s.strong_calcs, 100.0 * calcs / searches,
-                  s.strong_calcs, 100.0 * calcs / searches);
+                  static_cast<double>(s.weak_hits) / searches, s.strong_calcs, 100.0 * calcs / searches, s.strong_calcs,
+                  100.0 * calcs / searches);
     return buf;
 }
 

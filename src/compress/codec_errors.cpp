@@ -46,7 +46,9 @@ codec_complaint describe(const io::zstd_error& e) {
     return {false, text, text.starts_with("Allocation error")};
 }
 
-const char* verb(direction d) { return d == direction::compressing ? "compressing" : "decompressing"; }
+const char* verb(direction d) {
+    return d == direction::compressing ? "compressing" : "decompressing";
+}
 
 error out_of_memory(codec c, const std::string& name, direction d) {
     return fail(errc::mem_error, name + ": out of memory " + verb(d) + " " + codec_name(c) + " data");
@@ -83,9 +85,9 @@ error codec_failure(codec c, const std::string& name, direction d, const codec_c
     if (complaint.out_of_memory) return out_of_memory(c, name, d);
     if (d == direction::compressing)
         return fail(errc::internal_error, name + ": compressing " + codec_name(c) + " data failed: " + complaint.text);
-    return fail(complaint.truncated ? errc::input_ended : errc::corrupt,
-                name + ": " + (complaint.truncated ? "truncated " : "corrupt ") + codec_name(c) +
-                    " data: " + complaint.text);
+    return fail(
+        complaint.truncated ? errc::input_ended : errc::corrupt,
+        name + ": " + (complaint.truncated ? "truncated " : "corrupt ") + codec_name(c) + " data: " + complaint.text);
 }
 
 error codec_error_from_current_exception(codec c, const std::string& name, std::optional<error>& kept,

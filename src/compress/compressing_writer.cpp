@@ -30,10 +30,10 @@ using compressor = std::variant<io::gzip_compressor, io::bzip2_compressor>;
 
 std::optional<compressor> make_compressor(codec c, int level) {
     switch (c) {
-    case codec::gzip: return io::gzip_compressor(io::gzip_params(level), buffer_size);
-    case codec::bzip2: return io::bzip2_compressor(io::bzip2_params(level), buffer_size);
-    case codec::zstd:  // zstd_writer
-    case codec::none: break;
+        case codec::gzip: return io::gzip_compressor(io::gzip_params(level), buffer_size);
+        case codec::bzip2: return io::bzip2_compressor(io::bzip2_params(level), buffer_size);
+        case codec::zstd:  // zstd_writer
+        case codec::none: break;
     }
     return std::nullopt;
 }
@@ -101,13 +101,17 @@ compressing_writer::compressing_writer(compressing_writer&&) noexcept = default;
 compressing_writer& compressing_writer::operator=(compressing_writer&&) noexcept = default;
 compressing_writer::~compressing_writer() = default;
 
-codec compressing_writer::kind() const noexcept { return s_->kind; }
+codec compressing_writer::kind() const noexcept {
+    return s_->kind;
+}
 
 byte_sink compressing_writer::sink() {
     return [s = s_.get()](std::span<const std::uint8_t> bytes) { return s->write(bytes); };
 }
 
-result<void> compressing_writer::write(std::span<const std::uint8_t> bytes) { return s_->write(bytes); }
+result<void> compressing_writer::write(std::span<const std::uint8_t> bytes) {
+    return s_->write(bytes);
+}
 
 result<void> compressing_writer::state::write(std::span<const std::uint8_t> bytes) {
     if (kind == codec::none) return out(bytes);

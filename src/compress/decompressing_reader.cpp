@@ -31,10 +31,10 @@ using decompressor = std::variant<io::gzip_decompressor, io::bzip2_decompressor,
 
 std::optional<decompressor> make_decompressor(codec c) {
     switch (c) {
-    case codec::gzip: return io::gzip_decompressor(io::gzip::default_window_bits, buffer_size);
-    case codec::bzip2: return io::bzip2_decompressor(false, buffer_size);
-    case codec::zstd: return io::zstd_decompressor(buffer_size);
-    case codec::none: break;
+        case codec::gzip: return io::gzip_decompressor(io::gzip::default_window_bits, buffer_size);
+        case codec::bzip2: return io::bzip2_decompressor(false, buffer_size);
+        case codec::zstd: return io::zstd_decompressor(buffer_size);
+        case codec::none: break;
     }
     return std::nullopt;
 }
@@ -77,11 +77,10 @@ struct decompressing_reader::state {
         if (!got) return std::move(got).err();
         head_size = *got;
         kind = detect_codec({head, head_size});
-        return detail::codec_guarded(kind, file->name(), source_error, direction::decompressing,
-                                     [&]() -> result<void> {
-                                         filter = make_decompressor(kind);
-                                         return {};
-                                     });
+        return detail::codec_guarded(kind, file->name(), source_error, direction::decompressing, [&]() -> result<void> {
+            filter = make_decompressor(kind);
+            return {};
+        });
     }
 
     std::unique_ptr<byte_source> owned;  // when the reader owns its input
@@ -103,8 +102,10 @@ result<std::size_t> decompressing_reader::state::decompress(std::uint8_t* p, std
         const auto want = static_cast<std::streamsize>(n - got);
         const std::streamsize r = std::visit([&](auto& f) { return f.read(source, to, want); }, *filter);
         if (r == 0) return fail(errc::internal_error, file->name() + ": the decompressor made no progress");
-        if (r < 0) ended = true;
-        else got += static_cast<std::size_t>(r);
+        if (r < 0)
+            ended = true;
+        else
+            got += static_cast<std::size_t>(r);
     }
     // Boost's zstd filter takes the end of its input for the end of the data.
     if (ended && kind == codec::zstd && !frames.complete())
@@ -131,13 +132,17 @@ decompressing_reader::decompressing_reader(decompressing_reader&&) noexcept = de
 decompressing_reader& decompressing_reader::operator=(decompressing_reader&&) noexcept = default;
 decompressing_reader::~decompressing_reader() = default;
 
-codec decompressing_reader::kind() const noexcept { return s_->kind; }
+codec decompressing_reader::kind() const noexcept {
+    return s_->kind;
+}
 
 std::int64_t decompressing_reader::size_hint() const noexcept {
     return s_->kind == codec::none ? s_->file->size_hint() : -1;
 }
 
-const std::string& decompressing_reader::name() const noexcept { return s_->file->name(); }
+const std::string& decompressing_reader::name() const noexcept {
+    return s_->file->name();
+}
 
 result<std::size_t> decompressing_reader::read_full(std::uint8_t* p, std::size_t n) {
     if (s_->kind == codec::none) return s_->read_raw(p, n);

@@ -55,28 +55,26 @@ void zstd_frame_tracker::expect(part p, std::size_t size) noexcept {
 void zstd_frame_tracker::field_done() noexcept {
     const std::uint32_t value = little_endian(field_, field_size_);
     switch (part_) {
-    case part::magic:
-        if (value == frame_magic) return expect(part::descriptor, 1);
-        if ((value & ~0xFu) == skippable_magic) return expect(part::skippable_size, 4);
-        return expect(part::lost, 0);
-    case part::descriptor:
-        if (value & 0x08) return expect(part::lost, 0);  // reserved bit: zstd rejects it
-        checksum_ = value >> 2 & 1;
-        skip_ = header_rest(field_[0]);
-        return expect(part::block_header, 3);
-    case part::block_header: {
-        const std::uint32_t type = value >> 1 & 3;
-        if (type == reserved_block) return expect(part::lost, 0);
-        skip_ = type == rle_block ? 1 : value >> 3;
-        if (!(value & 1)) return expect(part::block_header, 3);
-        // The last block: the frame ends after it and its checksum.
-        skip_ += checksum_ ? checksum_size : 0;
-        return expect(part::magic, 4);
-    }
-    case part::skippable_size:
-        skip_ = value;
-        return expect(part::magic, 4);
-    case part::lost: return;
+        case part::magic:
+            if (value == frame_magic) return expect(part::descriptor, 1);
+            if ((value & ~0xFu) == skippable_magic) return expect(part::skippable_size, 4);
+            return expect(part::lost, 0);
+        case part::descriptor:
+            if (value & 0x08) return expect(part::lost, 0);  // reserved bit: zstd rejects it
+            checksum_ = value >> 2 & 1;
+            skip_ = header_rest(field_[0]);
+            return expect(part::block_header, 3);
+        case part::block_header: {
+            const std::uint32_t type = value >> 1 & 3;
+            if (type == reserved_block) return expect(part::lost, 0);
+            skip_ = type == rle_block ? 1 : value >> 3;
+            if (!(value & 1)) return expect(part::block_header, 3);
+            // The last block: the frame ends after it and its checksum.
+            skip_ += checksum_ ? checksum_size : 0;
+            return expect(part::magic, 4);
+        }
+        case part::skippable_size: skip_ = value; return expect(part::magic, 4);
+        case part::lost: return;
     }
 }
 

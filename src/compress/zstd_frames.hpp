@@ -29,8 +29,8 @@ private:
     part part_ = part::magic;
     std::uint8_t field_[4] = {};
     std::size_t field_size_ = 4, field_have_ = 0;
-    std::uint64_t skip_ = 0;       // bytes to pass over before the field is read
-    bool checksum_ = false;        // the current frame ends with a 4-byte checksum
+    std::uint64_t skip_ = 0;  // bytes to pass over before the field is read
+    bool checksum_ = false;   // the current frame ends with a 4-byte checksum
 };
 
 }  // namespace rdelta::detail

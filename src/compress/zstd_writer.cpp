@@ -1,11 +1,11 @@
 // zstd_writer.cpp - libzstd streaming compression (see zstd_writer.hpp).
 #include "zstd_writer.hpp"
 
+#include <zstd.h>
+#include <zstd_errors.h>
 #include <algorithm>
 #include <thread>
 #include <vector>
-#include <zstd.h>
-#include <zstd_errors.h>
 
 namespace rdelta::detail {
 
@@ -66,6 +66,8 @@ result<void> zstd_writer::write(std::span<const std::uint8_t> bytes) {
     return pump(bytes, false);
 }
 
-result<void> zstd_writer::finish() { return pump({}, true); }
+result<void> zstd_writer::finish() {
+    return pump({}, true);
+}
 
 }  // namespace rdelta::detail

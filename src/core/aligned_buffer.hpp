@@ -28,7 +28,8 @@ using aligned_bytes = std::unique_ptr<std::uint8_t[], free_bytes>;
 inline aligned_bytes make_aligned_bytes_nothrow(std::size_t n) noexcept {
     const std::size_t rounded = (n + read_alignment - 1) / read_alignment * read_alignment;
     if (rounded < n) return nullptr;
-    return aligned_bytes(static_cast<std::uint8_t*>(std::aligned_alloc(read_alignment, rounded ? rounded : read_alignment)));
+    return aligned_bytes(
+        static_cast<std::uint8_t*>(std::aligned_alloc(read_alignment, rounded ? rounded : read_alignment)));
 }
 
 /// The same; throws std::bad_alloc when out of memory, like std::make_unique.

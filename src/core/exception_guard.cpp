@@ -70,7 +70,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<job> make_failed_job(error e) { return std::make_unique<failed_job>(std::move(e)); }
+std::unique_ptr<job> make_failed_job(error e) {
+    return std::make_unique<failed_job>(std::move(e));
+}
 
 error error_from_current_exception(const char* what) noexcept {
     try {

@@ -16,17 +16,20 @@ namespace {
 
 // Feed `input` in chunks of `chunk` bytes (all at once when 0) and collect the
 // output, with room for `expected` bytes reserved when that much memory is free.
-result<std::vector<std::uint8_t>> run_to_memory(job& j, std::span<const std::uint8_t> input,
-                                                std::size_t chunk = 0, std::size_t expected = 0) {
+result<std::vector<std::uint8_t>> run_to_memory(job& j, std::span<const std::uint8_t> input, std::size_t chunk = 0,
+                                                std::size_t expected = 0) {
     std::vector<std::uint8_t> out;
     try {
         out.reserve(expected);
     } catch (const std::bad_alloc&) {  // only a hint: the vector grows as it must
     }
-    job_pump pump(j, [&](std::span<const std::uint8_t> bytes) -> result<void> {
-        out.insert(out.end(), bytes.begin(), bytes.end());
-        return {};
-    }, std::size_t{64} << 10);
+    job_pump pump(
+        j,
+        [&](std::span<const std::uint8_t> bytes) -> result<void> {
+            out.insert(out.end(), bytes.begin(), bytes.end());
+            return {};
+        },
+        std::size_t{64} << 10);
     const std::size_t step = chunk ? chunk : std::max<std::size_t>(input.size(), 1);
     for (std::size_t offset = 0;;) {
         const std::size_t n = std::min(step, input.size() - offset);
@@ -61,8 +64,8 @@ std::size_t patch_output_hint(std::uint64_t basis_size, std::span<const std::uin
 
 }  // namespace
 
-result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
-                                                 const sig_params& params, job_options options) {
+result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis, const sig_params& params,
+                                                 job_options options) {
     return detail::exceptions_as_errors("signature", [&] {
         auto j = make_signature_job(params, options);
         return run_to_memory(*j, basis);

@@ -19,7 +19,9 @@
 
 namespace rdelta::detail {
 
-unsigned default_threads() noexcept { return std::max(1u, std::thread::hardware_concurrency()); }
+unsigned default_threads() noexcept {
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 namespace {
 

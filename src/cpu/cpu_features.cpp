@@ -82,7 +82,9 @@ std::atomic<int> forced{-1};
 
 }  // namespace
 
-std::span<const isa> isa_ladder() noexcept { return ladder; }
+std::span<const isa> isa_ladder() noexcept {
+    return ladder;
+}
 
 isa detected_isa() noexcept {
     static const isa level = detect();
@@ -101,15 +103,17 @@ void force_isa(isa level) noexcept {
     forced.store(static_cast<int>(kept), std::memory_order_relaxed);
 }
 
-void reset_forced_isa() noexcept { forced.store(-1, std::memory_order_relaxed); }
+void reset_forced_isa() noexcept {
+    forced.store(-1, std::memory_order_relaxed);
+}
 
 const char* isa_name(isa level) noexcept {
     switch (level) {
-    case isa::scalar: return "scalar";
-    case isa::sse2: return "sse2";
-    case isa::avx2: return "avx2";
-    case isa::avx512: return "avx512";
-    case isa::neon: return "neon";
+        case isa::scalar: return "scalar";
+        case isa::sse2: return "sse2";
+        case isa::avx2: return "avx2";
+        case isa::avx512: return "avx512";
+        case isa::neon: return "neon";
     }
     return "scalar";
 }
@@ -118,6 +122,8 @@ const char* isa_name(isa level) noexcept {
 
 namespace rdelta {
 
-const char* simd_level() noexcept { return detail::isa_name(detail::active_isa()); }
+const char* simd_level() noexcept {
+    return detail::isa_name(detail::active_isa());
+}
 
 }  // namespace rdelta

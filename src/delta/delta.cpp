@@ -1,13 +1,13 @@
 // delta.cpp - delta jobs: the slack delta of an empty signature, and the
 // streaming wrapper around the matcher (matcher.hpp holds the exact algorithm).
-#include "format/checksum_trailer.hpp"
-#include "match/index_access.hpp"
-#include "format/command_writer.hpp"
-#include "delta_job.hpp"
 #include "core/exception_guard.hpp"
+#include "delta_job.hpp"
+#include "format/checksum_trailer.hpp"
+#include "format/command_writer.hpp"
+#include "match/index_access.hpp"
 #include "match/matcher.hpp"
-#include "output_queue.hpp"
 #include "match/parallel_scan.hpp"
+#include "output_queue.hpp"
 
 #include <rdelta/delta.hpp>
 
@@ -177,8 +177,8 @@ private:
     }
 
     void set_budget() noexcept {
-        budget_.limit = detail::work_budget::limit_for(work_per_byte_, static_cast<std::uint64_t>(stats_.in_bytes),
-                                                       block_len_);
+        budget_.limit =
+            detail::work_budget::limit_for(work_per_byte_, static_cast<std::uint64_t>(stats_.in_bytes), block_len_);
     }
 
     // Over budget: the job fails, and output not yet handed out is dropped.
@@ -332,7 +332,7 @@ private:
     const strong_kind strong_;
     const unsigned threads_;
     const bool checksum_;
-    const std::size_t gather_bytes_;  // 0: every input is scanned as it comes
+    const std::size_t gather_bytes_;     // 0: every input is scanned as it comes
     const std::uint64_t work_per_byte_;  // 0: no budget
     detail::work_budget budget_;
     std::optional<error> failed_;

@@ -1,8 +1,8 @@
 // delta_file.cpp - deltas of random-access new files: data is read in large
 // chunks, holes are not read at all but passed to the job as runs of zeros.
-#include "delta_job.hpp"
 #include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
+#include "delta_job.hpp"
 #include "signature/signature_tap.hpp"
 
 #include <rdelta/delta.hpp>
@@ -18,7 +18,7 @@ namespace rdelta {
 namespace {
 
 constexpr std::uint64_t hole_unit = std::uint64_t{1} << 20;  // granularity of hole queries
-constexpr std::size_t kept_slack = 65536;  // a literal run (32 KiB) and then some, beyond a block
+constexpr std::size_t kept_slack = 65536;                    // a literal run (32 KiB) and then some, beyond a block
 
 // The next read: a chunk, but the last two share what is left, so that the last
 // is not so short that the job scans it on one core.
@@ -61,9 +61,8 @@ std::uint64_t data_length(basis_reader& file, std::uint64_t pos, std::uint64_t s
 }
 
 // An empty signature: rdiff's slack delta follows its read size, the block length.
-result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const signature& sig,
-                                   job_options options, const delta_sink& sink, const delta_progress& progress,
-                                   detail::signature_tap* tap) {
+result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const signature& sig, job_options options,
+                                   const delta_sink& sink, const delta_progress& progress, detail::signature_tap* tap) {
     auto j = make_delta_job(sig, options);
     job_pump pump(*j, sink);
     const std::size_t chunk = std::max<std::size_t>(1, sig.params().block_len);
@@ -88,8 +87,8 @@ result<job_stats> delta_from(basis_reader& new_file, std::uint64_t size, const s
                              const delta_sink& sink, const delta_progress& progress, signature_tap* tap);
 }  // namespace detail
 
-result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
-                                  job_options options, const delta_sink& sink, const delta_progress& progress,
+result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig, job_options options,
+                                  const delta_sink& sink, const delta_progress& progress,
                                   const new_signature_output* new_signature) {
     return detail::exceptions_as_errors("delta", [&]() -> result<job_stats> {
         if (!new_signature) return detail::delta_from(new_file, size, sig, options, sink, progress, nullptr);
@@ -139,7 +138,8 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
             pos += hole;
             last_data = 0;
         } else {
-            const auto n = static_cast<std::size_t>(data_length(new_file, pos, size, balanced_chunk(size - pos, chunk)));
+            const auto n =
+                static_cast<std::size_t>(data_length(new_file, pos, size, balanced_chunk(size - pos, chunk)));
             if (!buf) buf = detail::make_aligned_bytes(static_cast<std::size_t>(std::min(chunk, size)) + room);
             std::uint8_t* const data = buf.get() + room;
             std::size_t kept = j->kept_bytes();

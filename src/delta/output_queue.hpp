@@ -60,8 +60,10 @@ public:
         while (read_ < end_ && !spill_error_) {
             const std::size_t left = end_ - read_;
             const std::size_t n = left > 2 * spill_at_ ? spill_at_ : left;
-            if (auto sent = (*spill_)({data_.get() + read_, n}); !sent) spill_error_ = std::move(sent).err();
-            else spilled_ += n, read_ += n;
+            if (auto sent = (*spill_)({data_.get() + read_, n}); !sent)
+                spill_error_ = std::move(sent).err();
+            else
+                spilled_ += n, read_ += n;
         }
         read_ = end_ = 0;
     }
@@ -71,8 +73,10 @@ public:
         if (!spill_) return false;
         spill();
         if (spill_error_) return true;  // later bytes are dropped, as in spill()
-        if (auto sent = (*spill_)({p, n}); !sent) spill_error_ = std::move(sent).err();
-        else spilled_ += n;
+        if (auto sent = (*spill_)({p, n}); !sent)
+            spill_error_ = std::move(sent).err();
+        else
+            spilled_ += n;
         return true;
     }
     const std::optional<error>& spill_error() const noexcept { return spill_error_; }

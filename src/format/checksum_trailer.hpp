@@ -35,12 +35,16 @@ inline std::size_t trailer_size_at(const std::uint8_t* p, std::size_t n) noexcep
         return chunk_trailer_size;
     return 0;
 }
-inline bool is_trailer(const std::uint8_t* p, std::size_t n) noexcept { return trailer_size_at(p, n) != 0; }
+inline bool is_trailer(const std::uint8_t* p, std::size_t n) noexcept {
+    return trailer_size_at(p, n) != 0;
+}
 inline bool is_chunk_trailer(const std::uint8_t* p, std::size_t n) noexcept {
     return trailer_size_at(p, n) == chunk_trailer_size;
 }
 /// The new file's length a trailer gives (both forms keep it at byte 4).
-inline std::uint64_t trailer_length(const std::uint8_t* p) noexcept { return get_be(p + 4, 8); }
+inline std::uint64_t trailer_length(const std::uint8_t* p) noexcept {
+    return get_be(p + 4, 8);
+}
 inline std::uint32_t trailer_chunk_size(const std::uint8_t* p) noexcept {
     return static_cast<std::uint32_t>(get_be(p + 12, 4));
 }
@@ -133,8 +137,9 @@ private:
 /// The form a stream must be hashed in to check `trailer` (both when unknown).
 inline stream_checksum::form form_for(const std::uint8_t* trailer, std::size_t n) noexcept {
     const std::size_t size = trailer_size_at(trailer, n);
-    return size == whole_trailer_size ? stream_checksum::whole : size == chunk_trailer_size ? stream_checksum::chunked
-                                                                                           : stream_checksum::both;
+    return size == whole_trailer_size   ? stream_checksum::whole
+           : size == chunk_trailer_size ? stream_checksum::chunked
+                                        : stream_checksum::both;
 }
 inline std::uint32_t chunk_size_for(const std::uint8_t* trailer, std::size_t n) noexcept {
     return is_chunk_trailer(trailer, n) ? trailer_chunk_size(trailer) : default_chunk_size;
@@ -142,8 +147,9 @@ inline std::uint32_t chunk_size_for(const std::uint8_t* trailer, std::size_t n) 
 
 /// The message for an output that does not match `trailer` (its length or hash).
 inline std::string trailer_mismatch(std::uint64_t output_len, const std::uint8_t* trailer) {
-    return "the patched output (" + std::to_string(output_len) + " bytes) does not match the delta's checksum trailer (" +
-           std::to_string(trailer_length(trailer)) + " bytes, XXH3-128): wrong basis or damaged delta";
+    return "the patched output (" + std::to_string(output_len) +
+           " bytes) does not match the delta's checksum trailer (" + std::to_string(trailer_length(trailer)) +
+           " bytes, XXH3-128): wrong basis or damaged delta";
 }
 
 }  // namespace rdelta::detail

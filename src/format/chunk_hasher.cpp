@@ -30,7 +30,9 @@ XXH3_state_t* new_state() {
 
 }  // namespace
 
-chunk_hash hash_bytes(const std::uint8_t* p, std::size_t n) noexcept { return canonical(XXH3_128bits(p, n)); }
+chunk_hash hash_bytes(const std::uint8_t* p, std::size_t n) noexcept {
+    return canonical(XXH3_128bits(p, n));
+}
 
 chunk_hash zero_chunk_hash(std::size_t n) {
     // Hashing a whole chunk of zeros once per length keeps a sparse file's holes

@@ -9,7 +9,9 @@ namespace rdelta::detail {
 command_stream::command_stream(byte_source& in, std::size_t buffer_bytes)
     : in_(in), cap_(std::max<std::size_t>(buffer_bytes, 64)) {
     // A small delta needs no large buffer (+17: the longest command, to see the end).
-    if (in.size_hint() >= 0) cap_ = std::max<std::size_t>(std::min<std::uint64_t>(cap_, static_cast<std::uint64_t>(in.size_hint()) + 17), 64);
+    if (in.size_hint() >= 0)
+        cap_ =
+            std::max<std::size_t>(std::min<std::uint64_t>(cap_, static_cast<std::uint64_t>(in.size_hint()) + 17), 64);
     buf_ = std::make_unique_for_overwrite<std::uint8_t[]>(cap_);
 }
 

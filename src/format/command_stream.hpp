@@ -45,7 +45,7 @@ private:
     std::size_t cap_;
     std::size_t lo_ = 0, hi_ = 0;  // unread bytes are buf_[lo_, hi_)
     bool eof_ = false;
-    std::uint64_t at_ = 0;          // offset in the delta of buf_[lo_]
+    std::uint64_t at_ = 0;  // offset in the delta of buf_[lo_]
     std::uint64_t literal_left_ = 0;
 };
 

@@ -3,9 +3,9 @@
 // carry their length in the opcode).
 #pragma once
 
+#include "delta/output_queue.hpp"
 #include "netint.hpp"
 #include "opcodes.hpp"
-#include "delta/output_queue.hpp"
 
 #include <rdelta/job.hpp>
 

@@ -10,11 +10,11 @@ namespace rdelta {
 
 std::optional<sig_format> format_of_magic(std::uint32_t magic_value) noexcept {
     switch (static_cast<magic>(magic_value)) {
-    case magic::md4_sig: return sig_format{weak_kind::rollsum, strong_kind::md4};
-    case magic::blake2_sig: return sig_format{weak_kind::rollsum, strong_kind::blake2};
-    case magic::rk_md4_sig: return sig_format{weak_kind::rabinkarp, strong_kind::md4};
-    case magic::rk_blake2_sig: return sig_format{weak_kind::rabinkarp, strong_kind::blake2};
-    default: return std::nullopt;
+        case magic::md4_sig: return sig_format{weak_kind::rollsum, strong_kind::md4};
+        case magic::blake2_sig: return sig_format{weak_kind::rollsum, strong_kind::blake2};
+        case magic::rk_md4_sig: return sig_format{weak_kind::rabinkarp, strong_kind::md4};
+        case magic::rk_blake2_sig: return sig_format{weak_kind::rabinkarp, strong_kind::blake2};
+        default: return std::nullopt;
     }
 }
 
@@ -24,7 +24,9 @@ std::uint32_t magic_of_format(sig_format format) noexcept {
     return format.weak == weak_kind::rabinkarp ? m + 0x10 : m;
 }
 
-std::size_t max_strong_len(strong_kind kind) noexcept { return kind == strong_kind::md4 ? 16 : 32; }
+std::size_t max_strong_len(strong_kind kind) noexcept {
+    return kind == strong_kind::md4 ? 16 : 32;
+}
 
 namespace {
 
@@ -59,8 +61,7 @@ std::uint64_t minimum_strong_len(std::int64_t basis_size, std::uint64_t block_le
 }  // namespace
 
 result<sig_resolution> resolve_sig_params(const sig_request& request) {
-    const std::uint32_t magic_value =
-        request.magic ? request.magic : static_cast<std::uint32_t>(magic::rk_blake2_sig);
+    const std::uint32_t magic_value = request.magic ? request.magic : static_cast<std::uint32_t>(magic::rk_blake2_sig);
     const auto format = format_of_magic(magic_value);
     char text[200];
     if (!format) {
@@ -68,11 +69,10 @@ result<sig_resolution> resolve_sig_params(const sig_request& request) {
         return fail(errc::bad_magic, text);
     }
     const std::uint64_t max_strong = max_strong_len(format->strong);
-    const std::uint64_t block_len =
-        request.block_len ? request.block_len : recommended_block_len(request.basis_size);
+    const std::uint64_t block_len = request.block_len ? request.block_len : recommended_block_len(request.basis_size);
     if (block_len > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
-        std::snprintf(text, sizeof text, "block length %" PRIu64 " is too large (at most %d)",
-                      block_len, std::numeric_limits<std::int32_t>::max());
+        std::snprintf(text, sizeof text, "block length %" PRIu64 " is too large (at most %d)", block_len,
+                      std::numeric_limits<std::int32_t>::max());
         return fail(errc::param_error, text);
     }
     const std::uint64_t min_strong = minimum_strong_len(request.basis_size, block_len);
@@ -86,17 +86,15 @@ result<sig_resolution> resolve_sig_params(const sig_request& request) {
         strong = min_strong;
     } else if (request.basis_size >= 0 && strong < min_strong) {
         std::snprintf(text, sizeof text,
-                      "strong_len=%" PRIu64 " smaller than recommended minimum %" PRIu64
-                      " for old_fsize=%" PRId64 " with block_len=%" PRIu64,
+                      "strong_len=%" PRIu64 " smaller than recommended minimum %" PRIu64 " for old_fsize=%" PRId64
+                      " with block_len=%" PRIu64,
                       strong, min_strong, request.basis_size, block_len);
         out.warning = text;
     } else if (strong > max_strong) {
-        std::snprintf(text, sizeof text, "invalid strong_len=%" PRIu64 " for magic=%#x", strong,
-                      magic_value);
+        std::snprintf(text, sizeof text, "invalid strong_len=%" PRIu64 " for magic=%#x", strong, magic_value);
         return fail(errc::param_error, text);
     }
-    out.params = sig_params{magic_value, static_cast<std::uint32_t>(block_len),
-                            static_cast<std::uint32_t>(strong)};
+    out.params = sig_params{magic_value, static_cast<std::uint32_t>(block_len), static_cast<std::uint32_t>(strong)};
     return out;
 }
 

@@ -25,6 +25,8 @@ inline constexpr std::uint8_t op_copy_base = 0x45;
 const std::array<opcode_info, 256>& opcode_table() noexcept;
 
 /// Index 0..3 of a parameter width 1, 2, 4, 8.
-constexpr int width_index(int width) noexcept { return width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3; }
+constexpr int width_index(int width) noexcept {
+    return width == 1 ? 0 : width == 2 ? 1 : width == 4 ? 2 : 3;
+}
 
 }  // namespace rdelta::detail

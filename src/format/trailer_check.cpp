@@ -48,7 +48,8 @@ result<void> check_against_trailer(std::span<const std::uint8_t> trailer, basis_
 
 result<void> verify_trailer(std::span<const std::uint8_t> trailer, basis_reader& output, std::uint64_t size,
                             const std::string& delta_name) {
-    return detail::exceptions_as_errors("checksum", [&] { return check_against_trailer(trailer, output, size, delta_name); });
+    return detail::exceptions_as_errors("checksum",
+                                        [&] { return check_against_trailer(trailer, output, size, delta_name); });
 }
 
 }  // namespace rdelta

@@ -11,13 +11,13 @@
 
 #include <rdelta/file.hpp>
 
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
 #include <string>
-#include <sys/stat.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 namespace rdelta {
 
@@ -32,17 +32,18 @@ struct record {
 
 std::string encode(const record& r) {
     char text[160];
-    int n = std::snprintf(text, sizeof text, "1 %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " ", r.dev, r.ino,
-                          r.delta.size, r.delta.mtime_s, r.delta.mtime_ns);
-    for (const std::uint8_t b : r.delta.digest) n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), "%02x", b);
+    int n = std::snprintf(text, sizeof text, "1 %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " ", r.dev,
+                          r.ino, r.delta.size, r.delta.mtime_s, r.delta.mtime_ns);
+    for (const std::uint8_t b : r.delta.digest)
+        n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), "%02x", b);
     return std::string(text, static_cast<std::size_t>(n));
 }
 
 std::optional<record> decode(const std::string& text) {
     record r;
     char hex[33] = {};
-    if (std::sscanf(text.c_str(), "1 %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNd64 " %" SCNd64 " %32[0-9a-f]", &r.dev, &r.ino,
-                    &r.delta.size, &r.delta.mtime_s, &r.delta.mtime_ns, hex) != 6)
+    if (std::sscanf(text.c_str(), "1 %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNd64 " %" SCNd64 " %32[0-9a-f]", &r.dev,
+                    &r.ino, &r.delta.size, &r.delta.mtime_s, &r.delta.mtime_ns, hex) != 6)
         return {};
     for (std::size_t i = 0; i < r.delta.digest.size(); ++i) {
         unsigned v = 0;
@@ -68,7 +69,7 @@ bool in_place_fd::can_remember_applied() {
 
 result<void> in_place_fd::remember_applied(const applied_delta& delta) {
     record r{dev_, ino_, delta};
-    timespec now {};
+    timespec now{};
     ::clock_gettime(CLOCK_REALTIME, &now);
     r.delta.mtime_s = now.tv_sec, r.delta.mtime_ns = now.tv_nsec;
     const std::string value = encode(r);
@@ -94,10 +95,13 @@ void in_place_fd::settle_applied() {
     if (!r || r->dev != dev_ || r->ino != ino_ || ::fstat(fd_, &st) != 0 ||
         static_cast<std::uint64_t>(st.st_size) != r->delta.size)
         return;
-    const timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(r->delta.mtime_s), static_cast<long>(r->delta.mtime_ns)}};
+    const timespec times[2] = {{0, UTIME_OMIT},
+                               {static_cast<time_t>(r->delta.mtime_s), static_cast<long>(r->delta.mtime_ns)}};
     if (::futimens(fd_, times) == 0) (void)::fsync(fd_);
 }
 
-void in_place_fd::forget_applied() { (void)::fremovexattr(fd_, attribute); }
+void in_place_fd::forget_applied() {
+    (void)::fremovexattr(fd_, attribute);
+}
 
 }  // namespace rdelta

@@ -18,7 +18,7 @@ struct background_sink::state {
     std::size_t buffer_size, max_in_flight;
     std::mutex m;
     std::condition_variable work, space;
-    std::deque<std::vector<std::uint8_t>> full;   // handed over, oldest first
+    std::deque<std::vector<std::uint8_t>> full;    // handed over, oldest first
     std::vector<std::vector<std::uint8_t>> spare;  // written, for reuse
     std::vector<std::uint8_t> filling;             // the caller's current buffer
     std::size_t in_flight = 0;                     // full plus the one being written

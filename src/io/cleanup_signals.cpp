@@ -4,11 +4,11 @@
 
 #include <rdelta/file.hpp>
 
+#include <unistd.h>
 #include <atomic>
 #include <climits>
 #include <csignal>
 #include <cstring>
-#include <unistd.h>
 
 namespace rdelta {
 
@@ -31,7 +31,9 @@ void register_temp(const std::string& path) {
     temp_registered = 1;
 }
 
-void unregister_temp() { temp_registered = 0; }
+void unregister_temp() {
+    temp_registered = 0;
+}
 
 namespace {
 
@@ -68,7 +70,9 @@ void die_of(int sig) {
 
 }  // namespace
 
-signal_deferral::signal_deferral() { deferrals.fetch_add(1); }
+signal_deferral::signal_deferral() {
+    deferrals.fetch_add(1);
+}
 
 signal_deferral::~signal_deferral() {
     if (deferrals.fetch_sub(1) != 1) return;

@@ -5,12 +5,12 @@
 
 #include <rdelta/file.hpp>
 
-#include <algorithm>
-#include <cerrno>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cerrno>
 
 namespace rdelta {
 
@@ -44,15 +44,15 @@ std::uint64_t data_end(int fd, std::uint64_t pos) {
 bool shares_extents(unsigned long fs_type) {
     constexpr unsigned long bcachefs = 0xca451a4e, zfs = 0x2fc12fc1;
     switch (fs_type) {
-    case XFS_SUPER_MAGIC:
-    case BTRFS_SUPER_MAGIC:
-    case OCFS2_SUPER_MAGIC:
-    case NFS_SUPER_MAGIC:
-    case CIFS_SUPER_MAGIC:
-    case SMB2_SUPER_MAGIC:
-    case bcachefs:
-    case zfs: return true;
-    default: return false;
+        case XFS_SUPER_MAGIC:
+        case BTRFS_SUPER_MAGIC:
+        case OCFS2_SUPER_MAGIC:
+        case NFS_SUPER_MAGIC:
+        case CIFS_SUPER_MAGIC:
+        case SMB2_SUPER_MAGIC:
+        case bcachefs:
+        case zfs: return true;
+        default: return false;
     }
 }
 
@@ -99,14 +99,16 @@ result<std::uint64_t> output_file::append_copy(int from_fd, std::uint64_t from, 
         }
         if (n == 0) break;  // the source ended: the job reports a COPY past its end
         pos_ += static_cast<std::uint64_t>(n), done += static_cast<std::uint64_t>(n);
-        if (nocache_) drop_written_pages(false);
-        else if (durable_) start_writeback();
+        if (nocache_)
+            drop_written_pages(false);
+        else if (durable_)
+            start_writeback();
     }
     return done;
 }
 
 std::function<result<std::uint64_t>(std::uint64_t, std::uint64_t, std::uint64_t)> direct_file_copy(file_basis& basis,
-                                                                                                     output_file& out) {
+                                                                                                   output_file& out) {
     return [&basis, &out](std::uint64_t pos, std::uint64_t len, std::uint64_t at) -> result<std::uint64_t> {
         auto copied = out.append_copy(basis.fd_, basis.offset_ + pos, len, at);
         if (copied && *copied > 0 && basis.nocache_) basis.drop_behind(basis.offset_ + pos + *copied);

@@ -3,9 +3,9 @@
 
 #include "posix_util.hpp"
 
-#include <cerrno>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <cerrno>
 #include <vector>
 
 namespace rdelta::io_detail {

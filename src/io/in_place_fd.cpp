@@ -6,6 +6,12 @@
 
 #include <rdelta/file.hpp>
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -13,18 +19,14 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
-#include <fcntl.h>
-#include <linux/fs.h>
-#include <sys/file.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace rdelta {
 
 using io_detail::io_fail;
 
-bool in_place_fd::is_hole(std::uint64_t pos, std::uint64_t len) { return io_detail::hole_or_past_end(fd_, pos, len); }
+bool in_place_fd::is_hole(std::uint64_t pos, std::uint64_t len) {
+    return io_detail::hole_or_past_end(fd_, pos, len);
+}
 
 result<in_place_fd> in_place_fd::open(const std::string& path) {
     auto walked = io_detail::open_walked(path, O_RDWR, "cannot open for reading and writing");
@@ -54,7 +56,8 @@ std::pair<bool, std::uint64_t> in_place_fd::extent(std::uint64_t pos, std::uint6
 }
 
 result<void> in_place_fd::punch_hole(std::uint64_t pos, std::uint64_t len) {
-    if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(pos), static_cast<off_t>(len)) == 0)
+    if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(pos),
+                    static_cast<off_t>(len)) == 0)
         return {};
     if (errno != EOPNOTSUPP && errno != ENOSYS) return io_fail(name_, "cannot punch a hole", errno);
     return in_place_file::punch_hole(pos, len);
@@ -62,7 +65,8 @@ result<void> in_place_fd::punch_hole(std::uint64_t pos, std::uint64_t len) {
 
 result<void> in_place_fd::lock() {
     if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return {};
-    if (errno == EWOULDBLOCK) return fail(errc::io_error, name_ + ": another rdelta is patching or recovering it (locked)");
+    if (errno == EWOULDBLOCK)
+        return fail(errc::io_error, name_ + ": another rdelta is patching or recovering it (locked)");
     return io_fail(name_, "cannot lock", errno);
 }
 
@@ -71,7 +75,9 @@ void in_place_fd::mark_journaled(const std::string& journal) {
     (void)io_detail::set_update_marker(fd_, dev_, ino_, kind, journal, true);
 }
 
-void in_place_fd::clear_journal_mark() { io_detail::clear_update_marker(fd_); }
+void in_place_fd::clear_journal_mark() {
+    io_detail::clear_update_marker(fd_);
+}
 
 std::pair<std::int64_t, std::int64_t> in_place_fd::change_time() {
     struct stat st {};
@@ -85,9 +91,15 @@ result<void> in_place_fd::sync() {
 }
 
 in_place_fd::in_place_fd(in_place_fd&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), folder_(std::exchange(other.folder_, -1)), name_(std::move(other.name_)),
-      base_(std::move(other.base_)), folder_name_(std::move(other.folder_name_)), size_(other.size_), dev_(other.dev_),
-      ino_(other.ino_), st_(other.st_) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      folder_(std::exchange(other.folder_, -1)),
+      name_(std::move(other.name_)),
+      base_(std::move(other.base_)),
+      folder_name_(std::move(other.folder_name_)),
+      size_(other.size_),
+      dev_(other.dev_),
+      ino_(other.ino_),
+      st_(other.st_) {}
 
 in_place_fd::~in_place_fd() {
     if (fd_ >= 0) ::close(fd_);

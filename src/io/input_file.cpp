@@ -4,17 +4,17 @@
 
 #include <rdelta/file.hpp>
 
-#include <algorithm>
-#include <cerrno>
-#include <climits>
-#include <limits>
-#include <csignal>
-#include <cstring>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <limits>
 
 namespace rdelta {
 
@@ -96,8 +96,9 @@ result<void> input_file::check_unchanged() const {
     if (::fstat(fd_, &st) != 0) return io_fail(name_, "cannot stat", errno);
     if (st.st_size == opened_size_ && st.st_mtim.tv_sec == opened_mtime_s_ && st.st_mtim.tv_nsec == opened_mtime_ns_)
         return {};
-    return fail(errc::io_error, name_ + ": the file was written while it was read (its modification time or size "
-                                        "changed): what was read mixes old and new data, so no output is made from it");
+    return fail(errc::io_error, name_ +
+                                    ": the file was written while it was read (its modification time or size "
+                                    "changed): what was read mixes old and new data, so no output is made from it");
 }
 
 input_file::input_file(input_file&& other) noexcept
@@ -180,12 +181,15 @@ result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> 
             return fail(errc::input_ended, name_ + ": the file became shorter while it was read");
         if (r >= 0) return static_cast<std::size_t>(r);
         if (errno == EINTR) continue;
-        if (errno == ESPIPE) return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");
+        if (errno == ESPIPE)
+            return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");
         return io_fail(name_, "read failed", errno);
     }
 }
 
-bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) { return io_detail::hole_at(fd_, offset_ + pos, len); }
+bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) {
+    return io_detail::hole_at(fd_, offset_ + pos, len);
+}
 
 std::optional<std::uint64_t> file_basis::size() const {
     if (size_ < 0) return std::nullopt;

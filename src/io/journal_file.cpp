@@ -1,7 +1,7 @@
 // journal_file.cpp - the undo journal of an in-place patch, as a file beside the image.
+#include "patch/journal_writer.hpp"
 #include "path_walk.hpp"
 #include "posix_util.hpp"
-#include "patch/journal_writer.hpp"
 #include "trusted_file.hpp"
 #include "update_marker.hpp"
 
@@ -10,14 +10,14 @@
 
 #include <xxhash.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace rdelta {
 
@@ -47,7 +47,8 @@ public:
         // name now was put there by someone else, and is neither reused nor removed.
         fd_ = io_detail::open_beside(folder_, base_, O_RDWR | O_CREAT | O_EXCL, 0600);
         if (fd_ < 0 && errno == EEXIST)
-            return fail(errc::io_error, path_ + ": appeared while the patch started: not ours, left alone; nothing was changed");
+            return fail(errc::io_error,
+                        path_ + ": appeared while the patch started: not ours, left alone; nothing was changed");
         if (fd_ < 0) return io_fail(path_, "cannot create the undo journal (--no-journal patches without one)", errno);
         return {};
     }
@@ -87,10 +88,11 @@ public:
             if (!exists()) return {};
             return o;
         }
-        struct stat mine {}, now {};
+        struct stat mine {
+        }, now{};
         const bool same = ::fstat(fd_, &mine) == 0 &&
-                          ::fstatat(folder_, base_.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && mine.st_dev == now.st_dev &&
-                          mine.st_ino == now.st_ino;
+                          ::fstatat(folder_, base_.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+                          mine.st_dev == now.st_dev && mine.st_ino == now.st_ino;
         close_fd();
         if (same && ::unlinkat(folder_, base_.c_str(), 0) != 0 && errno != ENOENT)
             return io_fail(path_, "cannot delete the journal", errno);
@@ -107,8 +109,9 @@ private:
         std::string why = ::fstat(fd, &st) != 0 ? "cannot stat it" : io_detail::untrusted_because(st, image_);
         if (!why.empty()) {
             ::close(fd);
-            return fail(errc::io_error, path_ + ": not a journal rdelta made for this file (" + why +
-                                            "): not followed; nothing was changed (delete it if it is no journal of yours)");
+            return fail(errc::io_error,
+                        path_ + ": not a journal rdelta made for this file (" + why +
+                            "): not followed; nothing was changed (delete it if it is no journal of yours)");
         }
         fd_ = fd;
         return {};
@@ -124,7 +127,9 @@ private:
     int fd_ = -1;
 };
 
-std::string journal_name(const std::string& base) { return io_detail::beside_name(base, ".rdelta-journal"); }
+std::string journal_name(const std::string& base) {
+    return io_detail::beside_name(base, ".rdelta-journal");
+}
 
 using io_detail::joined;
 

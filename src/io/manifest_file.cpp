@@ -17,16 +17,16 @@
 
 #include <xxhash.h>
 
-#include <cerrno>
 #include <dirent.h>
-#include <string_view>
-#include <vector>
-#include <climits>
-#include <cstdio>
 #include <fcntl.h>
-#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <random>
+#include <string_view>
+#include <vector>
 
 namespace rdelta {
 
@@ -34,7 +34,9 @@ using io_detail::io_fail;
 
 namespace {
 
-std::string manifest_name(const std::string& base) { return io_detail::beside_name(base, ".rdelta-manifest"); }
+std::string manifest_name(const std::string& base) {
+    return io_detail::beside_name(base, ".rdelta-manifest");
+}
 
 class manifest_file final : public manifest_storage {
 public:
@@ -187,7 +189,8 @@ result<std::unique_ptr<manifest_storage>> open_manifest_file(const in_place_fd& 
     if (dir < 0) return io_fail(image.folder_name_, "cannot hold the folder open", errno);
     std::string base = manifest_name(image.base_);
     std::string path = io_detail::joined(image.folder_name_, base);
-    return std::unique_ptr<manifest_storage>(std::make_unique<manifest_file>(dir, std::move(base), std::move(path), image.st_));
+    return std::unique_ptr<manifest_storage>(
+        std::make_unique<manifest_file>(dir, std::move(base), std::move(path), image.st_));
 }
 
 }  // namespace rdelta

@@ -3,13 +3,19 @@
 #include "file_metadata.hpp"
 #include "output_target.hpp"
 #include "pending_rewrite.hpp"
-#include "update_marker.hpp"
 #include "posix_util.hpp"
 #include "publish.hpp"
 #include "storage_overlap.hpp"
+#include "update_marker.hpp"
 
 #include <rdelta/file.hpp>
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -17,12 +23,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <fcntl.h>
-#include <linux/fs.h>
-#include <sys/file.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace rdelta {
 
@@ -63,7 +63,9 @@ mode_t creation_mode() {
 
 }  // namespace
 
-bool output_file::overwrites(int fd) const { return kind_ == stream_kind && io_detail::shares_storage(fd_, fd); }
+bool output_file::overwrites(int fd) const {
+    return kind_ == stream_kind && io_detail::shares_storage(fd_, fd);
+}
 
 result<void> output_file::check(const std::string& path, bool force) {
     if (is_std_stream(path)) return {};
@@ -85,32 +87,33 @@ result<output_file> output_file::create(const std::string& path, bool force) {
     out.path_ = target->path;
     out.kind_ = static_cast<unsigned char>(target->kind);
     switch (target->kind) {
-    case io_detail::output_kind::stream: {
-        auto fd = open_stream(target->path, out.name_);
-        if (!fd) return std::move(fd).err();
-        out.fd_ = *fd;
-        return out;
-    }
-    case io_detail::output_kind::new_file:
-    case io_detail::output_kind::replace: {
-        out.fd_ = io_detail::open_unnamed_in(target->folder);
-        out.unnamed_ = out.fd_ >= 0;
-        if (!out.unnamed_) {  // a named temporary file, removed on error and by the cleanup signals
-            auto fd = io_detail::make_temp_beside(target->folder, target->base, out.name_, out.temp_);
+        case io_detail::output_kind::stream: {
+            auto fd = open_stream(target->path, out.name_);
             if (!fd) return std::move(fd).err();
             out.fd_ = *fd;
-            register_temp(out.temp_);
-        }
-        if (target->kind == io_detail::output_kind::new_file) {
-            ::fchmod(out.fd_, creation_mode());
             return out;
         }
-        if (auto kept = io_detail::carry_owner_and_mode(out.fd_, target->st, out.name_); !kept) return std::move(kept).err();
-        out.warning_ = io_detail::carry_xattrs(target->path, out.fd_);
-        return out;
-    }
-    case io_detail::output_kind::rewrite_inode:
-        return create_rewrite(std::move(out), target->folder, target->base, target->st);
+        case io_detail::output_kind::new_file:
+        case io_detail::output_kind::replace: {
+            out.fd_ = io_detail::open_unnamed_in(target->folder);
+            out.unnamed_ = out.fd_ >= 0;
+            if (!out.unnamed_) {  // a named temporary file, removed on error and by the cleanup signals
+                auto fd = io_detail::make_temp_beside(target->folder, target->base, out.name_, out.temp_);
+                if (!fd) return std::move(fd).err();
+                out.fd_ = *fd;
+                register_temp(out.temp_);
+            }
+            if (target->kind == io_detail::output_kind::new_file) {
+                ::fchmod(out.fd_, creation_mode());
+                return out;
+            }
+            if (auto kept = io_detail::carry_owner_and_mode(out.fd_, target->st, out.name_); !kept)
+                return std::move(kept).err();
+            out.warning_ = io_detail::carry_xattrs(target->path, out.fd_);
+            return out;
+        }
+        case io_detail::output_kind::rewrite_inode:
+            return create_rewrite(std::move(out), target->folder, target->base, target->st);
     }
     return fail(errc::internal_error, out.name_ + ": unknown output kind");
 }
@@ -169,7 +172,9 @@ output_file::output_file(output_file&& other) noexcept
       data_from_(other.data_from_),
       data_to_(other.data_to_) {}
 
-output_file::~output_file() { discard(); }
+output_file::~output_file() {
+    discard();
+}
 
 void output_file::discard() noexcept {
     if (!temp_.empty()) {
@@ -234,8 +239,10 @@ result<void> output_file::write_all(const std::uint8_t* p, std::size_t n) {
         }
         p += w, n -= static_cast<std::size_t>(w);
     }
-    if (nocache_) drop_written_pages(false);
-    else if (durable_ && kind_ != stream_kind) start_writeback();
+    if (nocache_)
+        drop_written_pages(false);
+    else if (durable_ && kind_ != stream_kind)
+        start_writeback();
     return {};
 }
 
@@ -255,7 +262,8 @@ void output_file::drop_written_pages(bool final) {
     constexpr std::uint64_t window = std::uint64_t{32} << 20;
     while (final ? dropped_to_ < pos_ : dropped_to_ + 2 * window <= pos_) {
         const std::uint64_t len = final ? pos_ - dropped_to_ : window;
-        sync_file_range(fd_, static_cast<off_t>(dropped_to_ + window), static_cast<off_t>(window), SYNC_FILE_RANGE_WRITE);
+        sync_file_range(fd_, static_cast<off_t>(dropped_to_ + window), static_cast<off_t>(window),
+                        SYNC_FILE_RANGE_WRITE);
         sync_file_range(fd_, static_cast<off_t>(dropped_to_), static_cast<off_t>(len),
                         SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
         posix_fadvise(fd_, static_cast<off_t>(dropped_to_), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
@@ -271,13 +279,15 @@ result<std::size_t> output_file::read_back(std::uint64_t pos, std::span<std::uin
     }
 }
 
-
-bool output_file::hole_in_written(std::uint64_t pos, std::uint64_t len) const { return io_detail::hole_or_past_end(fd_, pos, len); }
+bool output_file::hole_in_written(std::uint64_t pos, std::uint64_t len) const {
+    return io_detail::hole_or_past_end(fd_, pos, len);
+}
 
 result<void> output_file::commit() {
     if (kind_ == stream_kind) return {};
     // A file that ends in a hole needs its length set explicitly.
-    if (sparse_ && ::ftruncate(fd_, static_cast<off_t>(pos_)) != 0) return io_fail(name_, "cannot set the length", errno);
+    if (sparse_ && ::ftruncate(fd_, static_cast<off_t>(pos_)) != 0)
+        return io_fail(name_, "cannot set the length", errno);
     if (nocache_) drop_written_pages(true);
     const auto kind = static_cast<io_detail::output_kind>(kind_);
     if (kind == io_detail::output_kind::rewrite_inode) {
@@ -331,9 +341,9 @@ result<void> output_file::rewrite_inode() {
     if (auto room = io_detail::reserve_for_copy(fd_, target_fd_, pos_, name_); !room) return room;
     // The staging file says whose it is (flushed with it), so a note naming it is believed.
     struct stat st {};
-    const bool tagged = ::fstat(target_fd_, &st) == 0 &&
-                        io_detail::tag_staging_file(fd_, static_cast<std::uint64_t>(st.st_dev),
-                                                    static_cast<std::uint64_t>(st.st_ino));
+    const bool tagged =
+        ::fstat(target_fd_, &st) == 0 &&
+        io_detail::tag_staging_file(fd_, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
     if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
     // From naming the staging file to the end of the copy, a signal waits: stopped
     // in between, the run would leave the staging file behind.
@@ -349,15 +359,18 @@ result<void> output_file::rewrite_inode() {
     // Under any of its names, the file now says where its new content waits.
     if (tagged)
         io_detail::set_update_marker(target_fd_, static_cast<std::uint64_t>(st.st_dev),
-                                     static_cast<std::uint64_t>(st.st_ino), io_detail::update_kind::rewrite, temp_, durable_);
+                                     static_cast<std::uint64_t>(st.st_ino), io_detail::update_kind::rewrite, temp_,
+                                     durable_);
     unregister_temp();
     auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_);
     // The staging file is deleted below: the copy must have reached the disk first.
     if (copied && !durable_ && ::fsync(target_fd_) != 0) copied = io_fail(name_, "write failed", errno);
     if (!copied) {
         const std::string kept = std::exchange(temp_, "");
-        return fail(copied.err().code, copied.err().message + "; the file is partly rewritten, its complete new content "
-                                                              "is kept in " + kept +
+        return fail(copied.err().code, copied.err().message +
+                                           "; the file is partly rewritten, its complete new content "
+                                           "is kept in " +
+                                           kept +
                                            (findable ? " (`rdelta recover " + name_ + "` finishes the rewrite)"
                                                      : " (copy it over the file)"));
     }

@@ -3,10 +3,10 @@
 
 #include "posix_util.hpp"
 
-#include <cerrno>
-#include <climits>
 #include <fcntl.h>
 #include <unistd.h>
+#include <cerrno>
+#include <climits>
 #include <vector>
 
 namespace rdelta::io_detail {

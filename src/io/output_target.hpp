@@ -6,8 +6,8 @@
 
 #include <rdelta/error.hpp>
 
-#include <string>
 #include <sys/stat.h>
+#include <string>
 
 namespace rdelta::io_detail {
 

@@ -6,13 +6,13 @@
 
 #include <xxhash.h>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <climits>
 #include <cstdio>
 #include <deque>
 #include <utility>
 #include <vector>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace rdelta::io_detail {
 
@@ -53,7 +53,8 @@ void push_front_components(std::deque<std::string>& parts, const std::string& pa
 std::string link_text(int link_fd) {
     char buf[PATH_MAX];
     const ssize_t n = ::readlinkat(link_fd, "", buf, sizeof buf);
-    return n <= 0 || static_cast<std::size_t>(n) >= sizeof buf ? std::string() : std::string(buf, static_cast<std::size_t>(n));
+    return n <= 0 || static_cast<std::size_t>(n) >= sizeof buf ? std::string()
+                                                               : std::string(buf, static_cast<std::size_t>(n));
 }
 
 std::string fd_path(int fd, const std::string& fallback) {
@@ -67,8 +68,11 @@ std::string fd_path(int fd, const std::string& fallback) {
 }  // namespace
 
 walked_file::walked_file(walked_file&& o) noexcept
-    : fd(std::exchange(o.fd, -1)), folder(std::exchange(o.folder, -1)), base(std::move(o.base)),
-      folder_name(std::move(o.folder_name)), st(o.st) {}
+    : fd(std::exchange(o.fd, -1)),
+      folder(std::exchange(o.folder, -1)),
+      base(std::move(o.base)),
+      folder_name(std::move(o.folder_name)),
+      st(o.st) {}
 
 walked_file& walked_file::operator=(walked_file&& o) noexcept {
     if (this != &o) {
@@ -89,7 +93,8 @@ std::string beside_name(const std::string& base, const std::string& suffix) {
     std::string name = "." + base + suffix;
     if (name.size() > NAME_MAX) {
         char hex[17];
-        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(base.data(), base.size())));
+        std::snprintf(hex, sizeof hex, "%016llx",
+                      static_cast<unsigned long long>(XXH3_64bits(base.data(), base.size())));
         name = suffix + "-" + hex;
     }
     return name;
@@ -149,7 +154,8 @@ result<walked_file> open_walked(const std::string& path, int flags, const char* 
     if (last.empty() || last == "..") return io_fail(path, what, EISDIR);
     walked_file f;
     f.fd = ::openat(dir.get(), last.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-    if (f.fd < 0 && errno == ELOOP) return fail(errc::io_error, path + ": was replaced while it was opened; nothing was changed");
+    if (f.fd < 0 && errno == ELOOP)
+        return fail(errc::io_error, path + ": was replaced while it was opened; nothing was changed");
     if (f.fd < 0) return io_fail(path, what, errno);
     if (::fstat(f.fd, &f.st) != 0) return io_fail(path, what, errno);
     for (const uid_t owner : link_owners)

@@ -12,18 +12,18 @@
 
 #include <rdelta/error.hpp>
 
-#include <string>
 #include <sys/stat.h>
+#include <string>
 
 namespace rdelta::io_detail {
 
 /// A file opened by open_walked(). Owns both descriptors.
 struct walked_file {
-    int fd = -1;         ///< the file, opened with the flags asked for
-    int folder = -1;     ///< the folder it was found in (O_RDONLY | O_DIRECTORY)
-    std::string base;    ///< its name in that folder
+    int fd = -1;              ///< the file, opened with the flags asked for
+    int folder = -1;          ///< the folder it was found in (O_RDONLY | O_DIRECTORY)
+    std::string base;         ///< its name in that folder
     std::string folder_name;  ///< that folder's path, for messages
-    struct stat st {};   ///< the file's status at open
+    struct stat st {};        ///< the file's status at open
 
     walked_file() = default;
     walked_file(walked_file&& o) noexcept;

@@ -17,14 +17,14 @@
 
 #include <xxhash.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 namespace rdelta {
 
@@ -128,20 +128,24 @@ result<std::unique_ptr<staging_file>> open_staging(int folder, const std::string
             why = "not tagged as the staging file of this very file";
     }
     if (!why.empty())
-        return fail(errc::io_error, path + ": not a staging file rdelta made for " + name + " (" + why +
-                                        "); both left as they are");
+        return fail(errc::io_error,
+                    path + ": not a staging file rdelta made for " + name + " (" + why + "); both left as they are");
     return f;
 }
 
-int open_folder(const std::string& folder) { return ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); }
+int open_folder(const std::string& folder) {
+    return ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
 
 using io_detail::joined;
 
 // The staging file the image names on itself, else the one beside it, else the
 // one in $TMPDIR (or /tmp).
 result<std::unique_ptr<staging_file>> find_staging(int image_fd, int folder, const std::string& folder_name,
-                                                   const std::string& base, const struct stat& st, const std::string& name) {
-    if (const auto marker = io_detail::read_update_marker(image_fd, st); marker && marker->kind == io_detail::update_kind::rewrite) {
+                                                   const std::string& base, const struct stat& st,
+                                                   const std::string& name) {
+    if (const auto marker = io_detail::read_update_marker(image_fd, st);
+        marker && marker->kind == io_detail::update_kind::rewrite) {
         const auto [marked_folder, marked_base] = io_detail::split_path(marker->path);
         auto found = open_staging(open_folder(marked_folder), marked_base, marker->path, st, name);
         if (!found || *found) return found;

@@ -3,12 +3,12 @@
 
 #include <rdelta/error.hpp>
 
+#include <sys/stat.h>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
-#include <sys/stat.h>
 
 namespace rdelta::io_detail {
 

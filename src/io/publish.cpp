@@ -4,28 +4,31 @@
 #include "posix_util.hpp"
 #include "stale_temps.hpp"
 
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <fcntl.h>
-#include <linux/falloc.h>
 #include <memory>
-#include <sys/random.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace rdelta::io_detail {
 
 namespace {
 
 error appeared_meanwhile(const std::string& name) {
-    return fail(errc::io_error, name + ": file exists: it appeared while the output was written and was left "
-                                       "untouched (use --force to overwrite)");
+    return fail(errc::io_error, name +
+                                    ": file exists: it appeared while the output was written and was left "
+                                    "untouched (use --force to overwrite)");
 }
 
-std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+std::string fd_path(int fd) {
+    return "/proc/self/fd/" + std::to_string(fd);
+}
 
 // `.NAME.rdelta-XXXXXX` in `folder`, or `.rdelta-XXXXXX` when too long for a name.
 std::string temp_template(const std::string& folder, const std::string& base) {
@@ -92,7 +95,8 @@ namespace {
 result<void> copy_range(int from, int to, std::uint64_t pos, std::uint64_t end, const std::string& name) {
     while (pos < end) {
         loff_t in = static_cast<loff_t>(pos), out = static_cast<loff_t>(pos);
-        const ssize_t n = ::copy_file_range(from, &in, to, &out, static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, 1u << 30)), 0);
+        const ssize_t n = ::copy_file_range(from, &in, to, &out,
+                                            static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, 1u << 30)), 0);
         if (n > 0) {
             pos += static_cast<std::uint64_t>(n);
             continue;

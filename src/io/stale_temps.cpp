@@ -7,14 +7,14 @@
 // output is flocked by its run, so one that nobody holds belongs to a dead run.
 #include "stale_temps.hpp"
 
-#include <cctype>
-#include <cerrno>
-#include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cctype>
+#include <cerrno>
+#include <ctime>
 
 namespace rdelta::io_detail {
 
@@ -41,7 +41,8 @@ bool dead_run_temp(int dir, const char* entry) {
                 std::time(nullptr) - st.st_mtime >= quiet_seconds && ::flock(fd, LOCK_EX | LOCK_NB) == 0;
     if (dead) {  // still the same file under that name
         struct stat now {};
-        dead = ::fstatat(dir, entry, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino;
+        dead =
+            ::fstatat(dir, entry, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino;
     }
     ::close(fd);
     return dead;
@@ -66,6 +67,8 @@ void remove_stale_temps(const std::string& folder, const std::string& base) {
     ::closedir(d);
 }
 
-void mark_temp_alive(int fd) { (void)::flock(fd, LOCK_EX | LOCK_NB); }
+void mark_temp_alive(int fd) {
+    (void)::flock(fd, LOCK_EX | LOCK_NB);
+}
 
 }  // namespace rdelta::io_detail

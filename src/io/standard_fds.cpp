@@ -12,9 +12,9 @@
 // status 0. Standard error stays writable: messages to it are lost either way.
 #include <rdelta/file.hpp>
 
-#include <cerrno>
 #include <fcntl.h>
 #include <unistd.h>
+#include <cerrno>
 
 namespace rdelta {
 

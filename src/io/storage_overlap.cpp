@@ -4,13 +4,13 @@
 // already written puts the wrong bytes there and exits 0.
 #include "storage_overlap.hpp"
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
-#include <dirent.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 namespace rdelta::io_detail {
 
@@ -20,7 +20,9 @@ std::string file_id(const struct stat& st) {
     return "f:" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
 }
 
-std::string device_id(unsigned maj, unsigned min) { return "b:" + std::to_string(maj) + ":" + std::to_string(min); }
+std::string device_id(unsigned maj, unsigned min) {
+    return "b:" + std::to_string(maj) + ":" + std::to_string(min);
+}
 
 // "MAJ:MIN" as sysfs writes it in a device's `dev` file.
 bool read_dev(const std::string& path, unsigned& maj, unsigned& min) {
@@ -65,8 +67,10 @@ bool contains(const std::vector<std::string>& ids, const std::string& id) {
 
 std::vector<std::string> storage_under(const struct stat& st, const std::string& sysfs) {
     std::vector<std::string> ids;
-    if (S_ISREG(st.st_mode)) ids.push_back(file_id(st));
-    else if (S_ISBLK(st.st_mode)) add_device(sysfs, major(st.st_rdev), minor(st.st_rdev), ids, 0);
+    if (S_ISREG(st.st_mode))
+        ids.push_back(file_id(st));
+    else if (S_ISBLK(st.st_mode))
+        add_device(sysfs, major(st.st_rdev), minor(st.st_rdev), ids, 0);
     return ids;
 }
 
@@ -76,7 +80,8 @@ bool storage_overlaps(const std::vector<std::string>& written, const std::vector
 }
 
 bool shares_storage(int written, int read) {
-    struct stat out {}, in {};
+    struct stat out {
+    }, in{};
     if (::fstat(written, &out) != 0 || ::fstat(read, &in) != 0) return false;
     return storage_overlaps(storage_under(out), storage_under(in));
 }

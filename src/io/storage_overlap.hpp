@@ -3,9 +3,9 @@
 // or md device and the devices under it, a loop device and its backing file.
 #pragma once
 
+#include <sys/stat.h>
 #include <string>
 #include <vector>
-#include <sys/stat.h>
 
 namespace rdelta::io_detail {
 

@@ -3,8 +3,8 @@
 // anyone else could have made or changed is never followed.
 #pragma once
 
-#include <string>
 #include <sys/stat.h>
+#include <string>
 
 namespace rdelta::io_detail {
 

@@ -12,10 +12,10 @@
 #include "trusted_file.hpp"
 #include "update_marker.hpp"
 
-#include <cerrno>
-#include <cstdlib>
 #include <sys/file.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstdlib>
 
 namespace rdelta::io_detail {
 
@@ -62,8 +62,9 @@ result<void> refuse_unfinished_update(int fd, const std::string& path, const str
     if (!journaled && staging.empty()) staging = find_pending_rewrite(real_path(path), st);
     if (!journaled && staging.empty()) return {};
     if (held_by_a_run(fd))
-        return fail(errc::io_error, path + ": another rdelta is updating it in place (it holds the file's lock): "
-                                           "its content is part old, part new until that run ends");
+        return fail(errc::io_error, path +
+                                        ": another rdelta is updating it in place (it holds the file's lock): "
+                                        "its content is part old, part new until that run ends");
     if (journaled)
         return fail(errc::io_error, path + ": an in-place patch of it was interrupted (journal " + journal +
                                         "): it may be part old, part new; `rdelta recover " + path + "` restores it");
@@ -75,11 +76,14 @@ result<void> refuse_torn_image(int fd, const std::string& path, const struct sta
     const auto marker = read_update_marker(fd, st);
     if (!marker || marker->kind != update_kind::unjournaled) return {};
     if (held_by_a_run(fd))
-        return fail(errc::io_error, path + ": another rdelta is patching it in place without a journal (it holds the "
-                                           "file's lock): its content is part old, part new until that run ends");
-    return fail(errc::io_error, path + ": an in-place patch of it without a journal (--no-journal) was interrupted: it is "
-                                       "part old, part new and nothing can restore it; put back a copy as a new file "
-                                       "(cp --remove-destination COPY " + path + ")");
+        return fail(errc::io_error, path +
+                                        ": another rdelta is patching it in place without a journal (it holds the "
+                                        "file's lock): its content is part old, part new until that run ends");
+    return fail(errc::io_error, path +
+                                    ": an in-place patch of it without a journal (--no-journal) was interrupted: it is "
+                                    "part old, part new and nothing can restore it; put back a copy as a new file "
+                                    "(cp --remove-destination COPY " +
+                                    path + ")");
 }
 
 }  // namespace rdelta::io_detail

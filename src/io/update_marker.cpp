@@ -1,20 +1,19 @@
 // update_marker.cpp - the extended attribute that marks a file as half updated.
 //
-// Its value is "1 KIND DEV INO PATH" ("1 unjournaled DEV INO" without a journal). The device and inode let a copy of the file
-// that kept its attributes (cp -a, rsync -X, tar --xattrs) tell that the note is
-// not about it; the name rules and the owner check keep someone who can write the
-// file from pointing recovery at an unrelated file.
+// Its value is "1 KIND DEV INO PATH" ("1 unjournaled DEV INO" without a journal). The device and inode let a copy of
+// the file that kept its attributes (cp -a, rsync -X, tar --xattrs) tell that the note is not about it; the name rules
+// and the owner check keep someone who can write the file from pointing recovery at an unrelated file.
 #include "update_marker.hpp"
 
 #include "trusted_file.hpp"
 
+#include <sys/xattr.h>
+#include <unistd.h>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
-#include <sys/xattr.h>
 
 namespace rdelta::io_detail {
 
@@ -38,9 +37,9 @@ bool tagged_for(const std::string& staging, const struct stat& st) {
 
 const char* kind_word(update_kind kind) {
     switch (kind) {
-    case update_kind::journal: return "journal";
-    case update_kind::rewrite: return "rewrite";
-    case update_kind::unjournaled: break;
+        case update_kind::journal: return "journal";
+        case update_kind::rewrite: return "rewrite";
+        case update_kind::unjournaled: break;
     }
     return "unjournaled";
 }
@@ -69,11 +68,16 @@ std::optional<update_marker> parse(const char* value, std::size_t len, const str
     if (std::sscanf(text.c_str(), "1 %15s %llu %llu %n", kind, &dev, &ino, &consumed) != 3 || consumed <= 0) return {};
     update_marker m;
     const std::string k = kind;
-    if (k == "journal") m.kind = update_kind::journal;
-    else if (k == "rewrite") m.kind = update_kind::rewrite;
-    else if (k == "unjournaled") m.kind = update_kind::unjournaled;
-    else return {};
-    if (dev != static_cast<unsigned long long>(st.st_dev) || ino != static_cast<unsigned long long>(st.st_ino)) return {};
+    if (k == "journal")
+        m.kind = update_kind::journal;
+    else if (k == "rewrite")
+        m.kind = update_kind::rewrite;
+    else if (k == "unjournaled")
+        m.kind = update_kind::unjournaled;
+    else
+        return {};
+    if (dev != static_cast<unsigned long long>(st.st_dev) || ino != static_cast<unsigned long long>(st.st_ino))
+        return {};
     m.path = text.substr(static_cast<std::size_t>(consumed));
     if (m.kind == update_kind::unjournaled) return m.path.empty() ? std::optional(m) : std::nullopt;
     if (m.path.empty() || m.path[0] != '/' || !named_as(m.kind, m.path)) return {};
@@ -90,7 +94,8 @@ staging_tag_state staging_tag_of(int staging_fd, const struct stat& st) {
     char value[64];
     const ssize_t n = ::fgetxattr(staging_fd, staging_tag, value, sizeof value);
     if (n < 0) return errno == ENOTSUP ? staging_tag_state::unsupported : staging_tag_state::other;
-    return std::string(value, static_cast<std::size_t>(n)) == want ? staging_tag_state::this_file : staging_tag_state::other;
+    return std::string(value, static_cast<std::size_t>(n)) == want ? staging_tag_state::this_file
+                                                                   : staging_tag_state::other;
 }
 
 namespace {
@@ -111,7 +116,8 @@ bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind
     char head[96];
     std::snprintf(head, sizeof head, "1 %s %llu %llu ", kind_word(kind), static_cast<unsigned long long>(dev),
                   static_cast<unsigned long long>(ino));
-    const std::string value = kind == update_kind::unjournaled ? std::string(head, std::strlen(head) - 1) : head + absolute(path);
+    const std::string value =
+        kind == update_kind::unjournaled ? std::string(head, std::strlen(head) - 1) : head + absolute(path);
     if (::fsetxattr(fd, attribute, value.data(), value.size(), 0) != 0) return false;
     if (durable) (void)::fsync(fd);
     return true;
@@ -122,7 +128,9 @@ bool tag_staging_file(int staging_fd, std::uint64_t dev, std::uint64_t ino) {
     return ::fsetxattr(staging_fd, staging_tag, value.data(), value.size(), 0) == 0;
 }
 
-void clear_update_marker(int fd) { (void)::fremovexattr(fd, attribute); }
+void clear_update_marker(int fd) {
+    (void)::fremovexattr(fd, attribute);
+}
 
 std::optional<update_marker> read_update_marker(int fd, const struct stat& st) {
     return read_with([fd](char* v, std::size_t n) { return ::fgetxattr(fd, attribute, v, n); }, st);

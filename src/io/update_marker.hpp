@@ -10,10 +10,10 @@
 // file system has none, the name-based lookup is all there is.
 #pragma once
 
+#include <sys/stat.h>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <sys/stat.h>
 
 namespace rdelta::io_detail {
 
@@ -30,7 +30,8 @@ struct update_marker {
 /// what can restore or finish it. With `durable`, the note is on disk (fsync)
 /// before this returns, so it is there after a power loss during the update.
 /// Best effort: false where the file system keeps no such attributes.
-bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind kind, const std::string& path, bool durable);
+bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind kind, const std::string& path,
+                       bool durable);
 
 /// Tag the staging file open as `staging_fd` as the one for the file with device
 /// `dev` and inode `ino`: a note names a staging file by path, and only a staging

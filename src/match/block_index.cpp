@@ -94,8 +94,8 @@ result<block_index> block_index::build(const signature& sig, bool keep_duplicate
     auto same = [&](std::uint32_t a, std::uint32_t b) { return key_of(a) == key_of(b) && strong_cmp(a, b) == 0; };
 
     idx.dir_.assign((std::size_t{1} << bits) + 1, 0);
-    scatter_by_bucket(n, [&](std::size_t i) { return idx.bucket_of(key_of(static_cast<std::uint32_t>(i))); },
-                      idx.dir_, idx.blocks_);
+    scatter_by_bucket(
+        n, [&](std::size_t i) { return idx.bucket_of(key_of(static_cast<std::uint32_t>(i))); }, idx.dir_, idx.blocks_);
     sort_buckets(idx.dir_, idx.blocks_, keep_duplicates, less, same);
     idx.blocks_.shrink_to_fit();
     idx.build_filter(sig);

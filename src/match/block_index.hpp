@@ -10,15 +10,15 @@
 // about 10 bytes per block on top of the signature.
 #pragma once
 
-#include "prefilter.hpp"
 #include "checksum/weak_sum.hpp"
+#include "prefilter.hpp"
 
 #include <rdelta/error.hpp>
 #include <rdelta/format.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <vector>
 

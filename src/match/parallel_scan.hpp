@@ -13,8 +13,8 @@
 
 #include <atomic>
 
-#include "matcher.hpp"
 #include "core/parallel.hpp"
+#include "matcher.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -28,15 +28,16 @@ inline std::size_t min_segment(std::size_t block_len) {
 }
 
 // Below this many windows per call there is nothing to share.
-constexpr std::size_t segments_floor(unsigned threads) { return std::size_t{threads} * 2; }
+constexpr std::size_t segments_floor(unsigned threads) {
+    return std::size_t{threads} * 2;
+}
 
 /// Calls that really split the scan into segments (tests assert the path ran).
 inline std::atomic<std::uint64_t> parallel_scans_run{0};
 
 template <weak_kind Kind>
 void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t block_len, strong_kind strong,
-                   const std::uint8_t* d, std::size_t end, unsigned threads, job_stats& stats,
-                   work_budget& budget) {
+                   const std::uint8_t* d, std::size_t end, unsigned threads, job_stats& stats, work_budget& budget) {
     const std::size_t stop = end - block_len;  // caller ensures end > block_len
     const std::size_t from = real.position();
     if (from >= stop || stop - from < segments_floor(threads)) return real.scan_until(d, stop, end);
@@ -58,23 +59,27 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
     std::vector<probe> probes(segments);
     // Each speculative scan may spend what is left; the real scan charges the job.
     for (probe& pr : probes) pr.budget.limit = budget.exceeded() ? 0 : budget.limit - budget.used;
-    parallel_for(segments, threads, [&](std::size_t k) {
-        if (k == 0) return real.scan_until(d, boundary(1), end);
-        probe& pr = probes[k];
-        window_search<Kind> search(index, block_len, strong, pr.stats, pr.budget, real.in_place_safe(), real.base());
-        std::size_t pos = boundary(k);
-        const std::size_t limit = boundary(k + 1);
-        while (pos < limit) {
-            const search_hit hit = search.find_next(d, pos, limit, end);
-            if (hit.block < 0) {
-                pos = limit;
-                break;
+    parallel_for(
+        segments, threads,
+        [&](std::size_t k) {
+            if (k == 0) return real.scan_until(d, boundary(1), end);
+            probe& pr = probes[k];
+            window_search<Kind> search(index, block_len, strong, pr.stats, pr.budget, real.in_place_safe(),
+                                       real.base());
+            std::size_t pos = boundary(k);
+            const std::size_t limit = boundary(k + 1);
+            while (pos < limit) {
+                const search_hit hit = search.find_next(d, pos, limit, end);
+                if (hit.block < 0) {
+                    pos = limit;
+                    break;
+                }
+                pr.hits.push_back(hit);
+                pos = hit.pos + block_len;
             }
-            pr.hits.push_back(hit);
-            pos = hit.pos + block_len;
-        }
-        pr.exit = pos;
-    }, true);  // the real scan emits output, which may call the caller's sink
+            pr.exit = pos;
+        },
+        true);  // the real scan emits output, which may call the caller's sink
 
     for (std::size_t k = 1; k < segments; ++k) {
         const probe& pr = probes[k];
@@ -89,8 +94,8 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
                 real.scan_until(d, std::min(std::prev(next)->pos + block_len, stop), end);
                 continue;
             }
-            real.replay(d, pr.hits.data() + (next - pr.hits.begin()),
-                        static_cast<std::size_t>(pr.hits.end() - next), pr.exit);
+            real.replay(d, pr.hits.data() + (next - pr.hits.begin()), static_cast<std::size_t>(pr.hits.end() - next),
+                        pr.exit);
             break;
         }
         stats.searches += pr.stats.searches;

@@ -8,11 +8,11 @@
 #pragma once
 
 #include "block_index.hpp"
+#include "checksum/strong_sum.hpp"
 #include "checksum/weak_sum.hpp"
 #include "window_memo.hpp"
 #include "window_skip.hpp"
 #include "work_budget.hpp"
-#include "checksum/strong_sum.hpp"
 
 #include <rdelta/format.hpp>
 #include <rdelta/job.hpp>
@@ -60,8 +60,13 @@ class window_search {
 public:
     window_search(const block_index& index, std::size_t block_len, strong_kind strong, job_stats& stats,
                   work_budget& budget, bool in_place_safe = false, std::uint64_t base = 0)
-        : index_(index), block_len_(block_len), strong_(strong), stats_(stats), budget_(budget),
-          in_place_safe_(in_place_safe), base_(base),
+        : index_(index),
+          block_len_(block_len),
+          strong_(strong),
+          stats_(stats),
+          budget_(budget),
+          in_place_safe_(in_place_safe),
+          base_(base),
           // Batching candidates pays when a block-long stretch holds several: there are
           // blocks * block_len / 2^32 per block of data that does not match.
           gather_(static_cast<long double>(index.size()) * block_len >= 8589934592.0L || gather_forced()) {}
@@ -141,10 +146,13 @@ public:
         }
         const std::uint64_t min_block = in_place_safe_ ? (base_ + pos + block_len_ - 1) / block_len_ : 0;
         bool key_found = false;
-        const std::int64_t block = index_.find(zero_key_, [&] {
-            key_found = true;
-            return static_cast<const std::uint8_t*>(zero_digest_);
-        }, min_block);
+        const std::int64_t block = index_.find(
+            zero_key_,
+            [&] {
+                key_found = true;
+                return static_cast<const std::uint8_t*>(zero_digest_);
+            },
+            min_block);
         stats_.weak_hits += key_found;
         stats_.matches += block >= 0;
         return block;
@@ -257,22 +265,24 @@ private:
                 memo_window_ = window, memo_shift_ = memo_.shift();
                 // Equal windows miss alike: min_block only grows with the position.
                 if (same->missed) return -1;
-                const std::int64_t block = index_.find(key, [&] { return static_cast<const std::uint8_t*>(same->digest); },
-                                                       min_block);
+                const std::int64_t block = index_.find(
+                    key, [&] { return static_cast<const std::uint8_t*>(same->digest); }, min_block);
                 stats_.matches += block >= 0;
                 return block;
             }
         }
         const std::uint8_t* digest = nullptr;
-        const std::int64_t block =
-            index_.find(key, [&] { return digest = strong_of(window, len, ahead, d, pos, limit); }, min_block);
+        const std::int64_t block = index_.find(
+            key, [&] { return digest = strong_of(window, len, ahead, d, pos, limit); }, min_block);
         stats_.weak_hits += digest != nullptr;
         stats_.matches += block >= 0;
         if (digest && len == block_len_) {
             memo_.remember(window, key, digest, block < 0);
             // Weak hits that miss: their windows are hashed in batches, from ever further ahead.
             if (!gather_)
-                gather_range_ = block >= 0 ? 0 : gather_range_ == 0 ? block_len_ : std::min(2 * gather_range_, max_gather_range());
+                gather_range_ = block >= 0           ? 0
+                                : gather_range_ == 0 ? block_len_
+                                                     : std::min(2 * gather_range_, max_gather_range());
         }
         return block;
     }
@@ -291,8 +301,8 @@ private:
         return p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0;
     }
 
-    const std::uint8_t* strong_of(const std::uint8_t* window, std::size_t len, std::size_t ahead,
-                                  const std::uint8_t* d, std::size_t pos, std::size_t limit) {
+    const std::uint8_t* strong_of(const std::uint8_t* window, std::size_t len, std::size_t ahead, const std::uint8_t* d,
+                                  std::size_t pos, std::size_t limit) {
         const std::size_t bl = block_len_;
         // Zero windows (unwritten disk space) are common and need no hashing; any
         // other window fails this test at its first non-zero byte.
@@ -374,7 +384,8 @@ private:
         for (std::size_t q = pos; n < lanes && q + 1 < end;) {
             w.rollout(d[q++]);
             const std::uint32_t key = weak_key<Kind>(w.digest());
-            if (index_.may_contain(key) && index_.has_key(key)) tail_at_[n] = d + q, tail_len_[n++] = end - q, bytes += end - q;
+            if (index_.may_contain(key) && index_.has_key(key))
+                tail_at_[n] = d + q, tail_len_[n++] = end - q, bytes += end - q;
         }
         strong_sum_gather_var(strong_, tail_at_, tail_len_, n, tail_digest_);
         count_strong(n, bytes);
@@ -435,7 +446,7 @@ private:
     bool zero_digest_ready_ = false;
     std::uint32_t zero_key_ = 0;
     std::uint8_t zero_digest_[digest_stride];
-    window_memo memo_;  // recent windows' digests, for windows equal to them
+    window_memo memo_;                           // recent windows' digests, for windows equal to them
     const std::uint8_t* memo_window_ = nullptr;  // the last window memo_ found equal to an earlier one
     std::size_t memo_shift_ = 0;                 // at this distance
     const std::uint8_t* streak_end_ = nullptr;   // windows up to here missed as memo_ hits at one distance

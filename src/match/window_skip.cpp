@@ -8,9 +8,9 @@
 #include "window_skip.hpp"
 
 #include "block_index.hpp"
-#include "window_skip_kernels.hpp"
 #include "checksum/weak_sum.hpp"
 #include "cpu/cpu_features.hpp"
+#include "window_skip_kernels.hpp"
 
 namespace rdelta::detail {
 

@@ -3,9 +3,9 @@
 // reference those kernels are tested against.
 #pragma once
 
-#include "prefilter.hpp"
 #include "checksum/rabinkarp.hpp"
 #include "checksum/rollsum.hpp"
+#include "prefilter.hpp"
 
 #include <cstddef>
 #include <cstdint>

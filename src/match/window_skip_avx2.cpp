@@ -15,15 +15,33 @@ namespace {
 #define RL_BATCH 8
 typedef __m256i rv;
 
-inline rv rv_set1(std::uint32_t x) noexcept { return _mm256_set1_epi32(static_cast<int>(x)); }
-inline rv rv_load_u32(const std::uint32_t* p) noexcept { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
-inline void rv_store(std::uint32_t* p, rv v) noexcept { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
-inline rv rv_add(rv a, rv b) noexcept { return _mm256_add_epi32(a, b); }
-inline rv rv_sub(rv a, rv b) noexcept { return _mm256_sub_epi32(a, b); }
-inline rv rv_mullo(rv a, rv b) noexcept { return _mm256_mullo_epi32(a, b); }
-inline rv rv_or(rv a, rv b) noexcept { return _mm256_or_si256(a, b); }
-inline rv rv_xor(rv a, rv b) noexcept { return _mm256_xor_si256(a, b); }
-inline rv rv_and(rv a, rv b) noexcept { return _mm256_and_si256(a, b); }
+inline rv rv_set1(std::uint32_t x) noexcept {
+    return _mm256_set1_epi32(static_cast<int>(x));
+}
+inline rv rv_load_u32(const std::uint32_t* p) noexcept {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+inline void rv_store(std::uint32_t* p, rv v) noexcept {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(p), v);
+}
+inline rv rv_add(rv a, rv b) noexcept {
+    return _mm256_add_epi32(a, b);
+}
+inline rv rv_sub(rv a, rv b) noexcept {
+    return _mm256_sub_epi32(a, b);
+}
+inline rv rv_mullo(rv a, rv b) noexcept {
+    return _mm256_mullo_epi32(a, b);
+}
+inline rv rv_or(rv a, rv b) noexcept {
+    return _mm256_or_si256(a, b);
+}
+inline rv rv_xor(rv a, rv b) noexcept {
+    return _mm256_xor_si256(a, b);
+}
+inline rv rv_and(rv a, rv b) noexcept {
+    return _mm256_and_si256(a, b);
+}
 #define RV_SRLI(x, s) _mm256_srli_epi32((x), (s))
 #define RV_SLLI(x, s) _mm256_slli_epi32((x), (s))
 inline rv rv_bytes(const std::uint8_t* p) noexcept {
@@ -39,11 +57,15 @@ inline rv rv_up(rv y) noexcept {
     else
         return _mm256_alignr_epi8(y, low_up, 16 - 4 * K);
 }
-inline rv rv_last(rv y) noexcept { return _mm256_permutevar8x32_epi32(y, _mm256_set1_epi32(7)); }
+inline rv rv_last(rv y) noexcept {
+    return _mm256_permutevar8x32_epi32(y, _mm256_set1_epi32(7));
+}
 inline rv rv_zero_to(rv v, rv repl) noexcept {
     return _mm256_blendv_epi8(v, repl, _mm256_cmpeq_epi32(v, _mm256_setzero_si256()));
 }
-inline rv rv_key(rv v) noexcept { return _mm256_or_si256(v, _mm256_cmpeq_epi32(v, _mm256_setzero_si256())); }
+inline rv rv_key(rv v) noexcept {
+    return _mm256_or_si256(v, _mm256_cmpeq_epi32(v, _mm256_setzero_si256()));
+}
 
 #include "checksum/rolling_lanes_body.inc"
 
@@ -55,11 +77,11 @@ inline unsigned passing4(const std::uint64_t* words, const std::uint32_t* word, 
                                         static_cast<long long>(words[word[1]]), static_cast<long long>(words[word[0]]));
     const __m256i m = _mm256_cvtepu32_epi64(m32);  // m < 2^24: m >> 18 needs no mask
     const __m256i low6 = _mm256_set1_epi64x(63), one = _mm256_set1_epi64x(1);
-    const __m256i all4 = _mm256_and_si256(
-        _mm256_and_si256(_mm256_srlv_epi64(w, _mm256_and_si256(m, low6)),
-                         _mm256_srlv_epi64(w, _mm256_and_si256(_mm256_srli_epi64(m, 6), low6))),
-        _mm256_and_si256(_mm256_srlv_epi64(w, _mm256_and_si256(_mm256_srli_epi64(m, 12), low6)),
-                         _mm256_srlv_epi64(w, _mm256_srli_epi64(m, 18))));
+    const __m256i all4 =
+        _mm256_and_si256(_mm256_and_si256(_mm256_srlv_epi64(w, _mm256_and_si256(m, low6)),
+                                          _mm256_srlv_epi64(w, _mm256_and_si256(_mm256_srli_epi64(m, 6), low6))),
+                         _mm256_and_si256(_mm256_srlv_epi64(w, _mm256_and_si256(_mm256_srli_epi64(m, 12), low6)),
+                                          _mm256_srlv_epi64(w, _mm256_srli_epi64(m, 18))));
     const __m256i ok = _mm256_cmpeq_epi64(_mm256_and_si256(all4, one), one);
     return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(ok)));
 }
@@ -74,7 +96,8 @@ inline rv rl_words(prefilter_view f, rv keys, std::uint32_t* at) noexcept {
 }
 
 inline unsigned rl_test(prefilter_view f, const std::uint32_t* at, rv m) noexcept {
-    return passing4(f.words, at, _mm256_castsi256_si128(m)) | passing4(f.words, at + 4, _mm256_extracti128_si256(m, 1)) << 4;
+    return passing4(f.words, at, _mm256_castsi256_si128(m)) | passing4(f.words, at + 4, _mm256_extracti128_si256(m, 1))
+                                                                  << 4;
 }
 
 #include "window_skip_body.inc"
@@ -93,8 +116,7 @@ std::size_t rdelta::detail::rabinkarp_skip_avx2(prefilter_view f, const std::uin
     return window_skip_avx2::rk_skip(f, d, p, limit, n, mult_pow, hash);
 }
 
-std::size_t rdelta::detail::rollsum_skip_avx2(prefilter_view f, const std::uint8_t* d, std::size_t p,
-                                              std::size_t limit, std::size_t n, std::uint32_t* s1,
-                                              std::uint32_t* s2) noexcept {
+std::size_t rdelta::detail::rollsum_skip_avx2(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
+                                              std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept {
     return window_skip_avx2::rs_skip(f, d, p, limit, n, s1, s2);
 }

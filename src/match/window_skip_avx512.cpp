@@ -26,15 +26,33 @@ namespace {
 #define RL_BATCH 8
 typedef __m512i rv;
 
-inline rv rv_set1(std::uint32_t x) noexcept { return _mm512_set1_epi32(static_cast<int>(x)); }
-inline rv rv_load_u32(const std::uint32_t* p) noexcept { return _mm512_loadu_si512(p); }
-inline void rv_store(std::uint32_t* p, rv v) noexcept { _mm512_store_si512(p, v); }
-inline rv rv_add(rv a, rv b) noexcept { return _mm512_add_epi32(a, b); }
-inline rv rv_sub(rv a, rv b) noexcept { return _mm512_sub_epi32(a, b); }
-inline rv rv_mullo(rv a, rv b) noexcept { return _mm512_mullo_epi32(a, b); }
-inline rv rv_or(rv a, rv b) noexcept { return _mm512_or_si512(a, b); }
-inline rv rv_xor(rv a, rv b) noexcept { return _mm512_xor_si512(a, b); }
-inline rv rv_and(rv a, rv b) noexcept { return _mm512_and_si512(a, b); }
+inline rv rv_set1(std::uint32_t x) noexcept {
+    return _mm512_set1_epi32(static_cast<int>(x));
+}
+inline rv rv_load_u32(const std::uint32_t* p) noexcept {
+    return _mm512_loadu_si512(p);
+}
+inline void rv_store(std::uint32_t* p, rv v) noexcept {
+    _mm512_store_si512(p, v);
+}
+inline rv rv_add(rv a, rv b) noexcept {
+    return _mm512_add_epi32(a, b);
+}
+inline rv rv_sub(rv a, rv b) noexcept {
+    return _mm512_sub_epi32(a, b);
+}
+inline rv rv_mullo(rv a, rv b) noexcept {
+    return _mm512_mullo_epi32(a, b);
+}
+inline rv rv_or(rv a, rv b) noexcept {
+    return _mm512_or_si512(a, b);
+}
+inline rv rv_xor(rv a, rv b) noexcept {
+    return _mm512_xor_si512(a, b);
+}
+inline rv rv_and(rv a, rv b) noexcept {
+    return _mm512_and_si512(a, b);
+}
 #define RV_SRLI(x, s) _mm512_srli_epi32((x), (s))
 #define RV_SLLI(x, s) _mm512_slli_epi32((x), (s))
 inline rv rv_bytes(const std::uint8_t* p) noexcept {
@@ -44,7 +62,9 @@ template <int K>
 inline rv rv_up(rv y) noexcept {
     return _mm512_alignr_epi32(y, _mm512_setzero_si512(), 16 - K);
 }
-inline rv rv_last(rv y) noexcept { return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), y); }
+inline rv rv_last(rv y) noexcept {
+    return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), y);
+}
 inline rv rv_zero_to(rv v, rv repl) noexcept {
     return _mm512_mask_mov_epi32(v, _mm512_cmpeq_epi32_mask(v, _mm512_setzero_si512()), repl);
 }
@@ -64,8 +84,9 @@ inline unsigned passing8(const std::uint64_t* words, const std::uint32_t* word, 
                                        static_cast<long long>(words[word[3]]), static_cast<long long>(words[word[2]]),
                                        static_cast<long long>(words[word[1]]), static_cast<long long>(words[word[0]]));
     const __m512i m = _mm512_cvtepu32_epi64(m32);
-    const __m512i three = _mm512_ternarylogic_epi64(_mm512_rorv_epi64(w, m), _mm512_rorv_epi64(w, _mm512_srli_epi64(m, 6)),
-                                                    _mm512_rorv_epi64(w, _mm512_srli_epi64(m, 12)), 0x80);  // a & b & c
+    const __m512i three =
+        _mm512_ternarylogic_epi64(_mm512_rorv_epi64(w, m), _mm512_rorv_epi64(w, _mm512_srli_epi64(m, 6)),
+                                  _mm512_rorv_epi64(w, _mm512_srli_epi64(m, 12)), 0x80);  // a & b & c
     const __m512i fourth = _mm512_and_si512(_mm512_rorv_epi64(w, _mm512_srli_epi64(m, 18)), _mm512_set1_epi64(1));
     return _mm512_test_epi64_mask(three, fourth);  // bit 0 of all four
 }
@@ -80,8 +101,8 @@ inline rv rl_words(prefilter_view f, rv keys, std::uint32_t* at) noexcept {
 }
 
 inline unsigned rl_test(prefilter_view f, const std::uint32_t* at, rv m) noexcept {
-    return passing8(f.words, at, _mm512_castsi512_si256(m)) |
-           passing8(f.words, at + 8, _mm512_extracti64x4_epi64(m, 1)) << 8;
+    return passing8(f.words, at, _mm512_castsi512_si256(m)) | passing8(f.words, at + 8, _mm512_extracti64x4_epi64(m, 1))
+                                                                  << 8;
 }
 
 #include "window_skip_body.inc"

@@ -24,19 +24,17 @@
 namespace rdelta::detail {
 
 /// RabinKarp windows; mult_pow = M^n (rabinkarp::mult_pow).
-using rabinkarp_skip_fn = std::size_t (*)(prefilter_view f, const std::uint8_t* d, std::size_t p,
-                                          std::size_t limit, std::size_t n, std::uint32_t mult_pow,
-                                          std::uint32_t* hash) noexcept;
+using rabinkarp_skip_fn = std::size_t (*)(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
+                                          std::size_t n, std::uint32_t mult_pow, std::uint32_t* hash) noexcept;
 /// Rollsum windows.
-using rollsum_skip_fn = std::size_t (*)(prefilter_view f, const std::uint8_t* d, std::size_t p,
-                                        std::size_t limit, std::size_t n, std::uint32_t* s1,
-                                        std::uint32_t* s2) noexcept;
+using rollsum_skip_fn = std::size_t (*)(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
+                                        std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept;
 
 /// ymm registers, 8 windows a group; only when active_isa() >= isa::avx2.
 std::size_t rabinkarp_skip_avx2(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
                                 std::size_t n, std::uint32_t mult_pow, std::uint32_t* hash) noexcept;
-std::size_t rollsum_skip_avx2(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
-                              std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept;
+std::size_t rollsum_skip_avx2(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit, std::size_t n,
+                              std::uint32_t* s1, std::uint32_t* s2) noexcept;
 constexpr std::size_t skip_lanes_avx2 = 8;
 
 /// zmm registers, 16 windows a group; only when active_isa() >= isa::avx512.

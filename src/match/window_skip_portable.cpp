@@ -33,8 +33,8 @@ std::size_t rabinkarp_skip_avx2(prefilter_view f, const std::uint8_t* d, std::si
                                 std::size_t n, std::uint32_t mult_pow, std::uint32_t* hash) noexcept {
     return rabinkarp_lanes(f, d, p, limit, n, mult_pow, hash, skip_lanes_avx2);
 }
-std::size_t rollsum_skip_avx2(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
-                              std::size_t n, std::uint32_t* s1, std::uint32_t* s2) noexcept {
+std::size_t rollsum_skip_avx2(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit, std::size_t n,
+                              std::uint32_t* s1, std::uint32_t* s2) noexcept {
     return rollsum_lanes(f, d, p, limit, n, s1, s2, skip_lanes_avx2);
 }
 std::size_t rabinkarp_skip_avx512(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,

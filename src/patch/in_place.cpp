@@ -12,9 +12,9 @@
 // queued in batches (write_batch.cpp) whose old regions are journaled and synced
 // before any of them is written.
 #include "core/stat_counter.hpp"
+#include "extent_memo.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
-#include "extent_memo.hpp"
 #include "journal_writer.hpp"
 #include "output_hash.hpp"
 #include "write_batch.hpp"
@@ -26,8 +26,8 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <new>
 #include <memory>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -46,8 +46,10 @@ struct region {
 class dirty_regions {
 public:
     void add(std::uint64_t from, std::uint64_t to) {
-        if (!list_.empty() && list_.back().to == from) list_.back().to = to;
-        else list_.push_back({from, to});
+        if (!list_.empty() && list_.back().to == from)
+            list_.back().to = to;
+        else
+            list_.push_back({from, to});
         if (list_.size() > max_regions) coarsen();
     }
     bool intersects(std::uint64_t from, std::uint64_t to) const {
@@ -84,15 +86,17 @@ error unsafe(const std::string& name, const detail::delta_command& c, std::uint6
 // them so a delta file changed between the passes cannot write unchecked commands.
 result<void> check_command(const detail::delta_command& c, std::uint64_t out, std::uint64_t basis_size,
                            dirty_regions& dirty, const patch_options& options) {
-    if (c.len > options.max_output - out) return fail(errc::mem_error, options.delta_name + ": output would exceed the limit");
+    if (c.len > options.max_output - out)
+        return fail(errc::mem_error, options.delta_name + ": output would exceed the limit");
     if (c.kind == detail::cmd_kind::literal) {
         dirty.add(out, out + c.len);
         return {};
     }
     if (c.pos > basis_size || c.len > basis_size - c.pos) {
         char text[200];
-        std::snprintf(text, sizeof text, "COPY at offset %" PRIu64 " reads past the end of the basis (%" PRIu64 " bytes)",
-                      c.offset, basis_size);
+        std::snprintf(text, sizeof text,
+                      "COPY at offset %" PRIu64 " reads past the end of the basis (%" PRIu64 " bytes)", c.offset,
+                      basis_size);
         return fail(errc::input_ended, options.delta_name + ": " + text);
     }
     const bool overlaps_own = c.pos < out && c.pos + c.len > out;
@@ -104,7 +108,7 @@ result<void> check_command(const detail::delta_command& c, std::uint64_t out, st
 
 struct check_result {
     std::uint64_t out_size = 0;
-    std::uint64_t delta_size = 0;  // decoded bytes up to END
+    std::uint64_t delta_size = 0;       // decoded bytes up to END
     std::vector<std::uint8_t> trailer;  // empty: none
 };
 
@@ -184,8 +188,9 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
     }
     if (sum) {
         if (!sum->matches(res.trailer.data(), res.trailer.size()))
-            return fail(errc::corrupt, options.delta_name + ": the output would not match the delta's checksum trailer: "
-                                                            "wrong basis, damaged delta, or the delta was already applied");
+            return fail(errc::corrupt, options.delta_name +
+                                           ": the output would not match the delta's checksum trailer: "
+                                           "wrong basis, damaged delta, or the delta was already applied");
         stats.checksum_verified = true;
     } else if (res.trailer.empty() && options.require_checksum) {
         return fail(errc::corrupt, options.delta_name + ": has no checksum trailer to verify");
@@ -197,8 +202,8 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
 
 // Pass 3: every command queued into write batches, which journal and then write.
 result<void> apply(byte_source& in, in_place_file& file, detail::write_batch& batch, const check_result& checked,
-                   std::uint64_t basis_size,
-                   const patch_options& options, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+                   std::uint64_t basis_size, const patch_options& options,
+                   const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
     detail::command_stream reader(in);
     if (auto started = reader.start(); !started) return started;
     dirty_regions dirty;
@@ -264,9 +269,11 @@ private:
 error roll_back(error e, in_place_file& file, journal_storage* journal) {
     if (!journal) return fail(e.code, e.message + " (no journal: the file may be part old, part new)");
     auto undone = recover_in_place(file, *journal);
-    if (!undone) return fail(e.code, e.message + "; rolling back failed too (" + undone.err().message +
-                                         "): run `rdelta recover` on the file");
-    if (undone->action == recovery_action::rolled_back) return fail(e.code, e.message + "; the file was rolled back unchanged");
+    if (!undone)
+        return fail(e.code, e.message + "; rolling back failed too (" + undone.err().message +
+                                "): run `rdelta recover` on the file");
+    if (undone->action == recovery_action::rolled_back)
+        return fail(e.code, e.message + "; the file was rolled back unchanged");
     return e;
 }
 
@@ -379,7 +386,8 @@ bool publish_manifest(in_place_file& file, detail::manifest_stager& stager, cons
 // failure is caught here, after the objects that hold memory are gone, and rolls
 // back like any other error.
 result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options,
-                                      const check_result& checked, const std::optional<std::array<std::uint8_t, 16>>& digest,
+                                      const check_result& checked,
+                                      const std::optional<std::array<std::uint8_t, 16>>& digest,
                                       detail::manifest_stager& stager, const detail::output_hash_result& before,
                                       in_place_stats stats) {
     const patch_options& popt = options.patch;
@@ -403,8 +411,8 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
                     if (auto r = file.resize(new_size); !r) return r;
                 if (auto s = file.sync(); !s) return s;
                 if (detail::is_chunk_trailer(checked.trailer.data(), checked.trailer.size())) {
-                    auto v = detail::verify_after_writing(file, checked.trailer, old_size, new_size,
-                                                          options.manifest, before, popt);
+                    auto v = detail::verify_after_writing(file, checked.trailer, old_size, new_size, options.manifest,
+                                                          before, popt);
                     if (!v) return std::move(v).err();
                     stats.verify_bytes_read += *v;
                 } else if (stats.has_trailer) {
@@ -457,12 +465,14 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
     return stats;
 }
 
-result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place_file& file, const in_place_options& options) {
+result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place_file& file,
+                                              const in_place_options& options) {
     in_place_stats stats;
     if (options.journal) {
         auto recovered = recover_in_place(file, *options.journal);
         if (!recovered) return std::move(recovered).err();
-        stats.recovered = recovered->action == recovery_action::rolled_back || recovered->action == recovery_action::completed;
+        stats.recovered =
+            recovered->action == recovery_action::rolled_back || recovered->action == recovery_action::completed;
     }
     const patch_options& popt = options.patch;
     auto in = open();
@@ -494,8 +504,7 @@ result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place
         if (!hashed_out) return std::move(hashed_out).err();
     } else {
         digest = hashed.digest();
-        if (auto ok = check_not_applied(file, *digest, options, "the file"); !ok)
-            return std::move(ok).err();
+        if (auto ok = check_not_applied(file, *digest, options, "the file"); !ok) return std::move(ok).err();
     }
     return write_in_place(open, file, options, *checked, digest, stager, before, std::move(stats));
 }
@@ -510,7 +519,8 @@ result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& f
     }
 }
 
-result<job_stats> patch_in_place(std::span<const std::uint8_t> delta, in_place_file& file, const patch_options& options) {
+result<job_stats> patch_in_place(std::span<const std::uint8_t> delta, in_place_file& file,
+                                 const patch_options& options) {
     in_place_options o;
     o.patch = options;
     o.allow_unrecorded = true;  // no journal, no file layer: the caller keeps track

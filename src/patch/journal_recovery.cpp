@@ -68,7 +68,8 @@ result<std::vector<record_ref>> validate(journal_storage& j, const detail::journ
         if (auto r = read_exact(j, at, head, "a record"); !r) return std::move(r).err();
         const std::uint32_t kind = detail::get_be32(head);
         const std::uint64_t pos = detail::get_be(head + 8, 8), len = detail::get_be(head + 16, 8);
-        const bool known = (kind == detail::record_data && len <= detail::journal_max_record_data) || kind == detail::record_hole;
+        const bool known =
+            (kind == detail::record_data && len <= detail::journal_max_record_data) || kind == detail::record_hole;
         if (!known || detail::get_be(head + 24, 8) != index || len == 0 || pos > UINT64_MAX - len)
             return bad_record(j, index, at, "is not a valid record");
         // A record saves bytes the file had before the patch: it lies within the old size.
@@ -84,11 +85,14 @@ result<std::vector<record_ref>> validate(journal_storage& j, const detail::journ
     }
     if (refs.size() != h.record_count)
         return fail(errc::corrupt, j.name() + ": holds " + std::to_string(refs.size()) + " records, its header says " +
-                                       std::to_string(h.record_count) + ": the journal is damaged; nothing was changed");
+                                       std::to_string(h.record_count) +
+                                       ": the journal is damaged; nothing was changed");
     return refs;
 }
 
-result<void> set_size(in_place_file& image, std::uint64_t size) { return image.resize(size); }
+result<void> set_size(in_place_file& image, std::uint64_t size) {
+    return image.resize(size);
+}
 
 }  // namespace
 
@@ -120,7 +124,9 @@ result<recovery_result> recover(in_place_file& image, journal_storage& journal) 
     // A file whose identity is known takes only a journal that names it exactly.
     const auto [dev, ino] = image.identity();
     if (ino != 0 && (h.dev != dev || h.ino != ino))
-        return fail(errc::corrupt, journal.name() + ": belongs to another file than the image (device/inode differ); nothing was changed");
+        return fail(
+            errc::corrupt,
+            journal.name() + ": belongs to another file than the image (device/inode differ); nothing was changed");
     if (h.state == detail::journal_committed) {
         if (auto r = set_size(image, h.new_size); !r) return std::move(r).err();
         done.action = recovery_action::completed;
@@ -148,8 +154,10 @@ result<recovery_result> recover(in_place_file& image, journal_storage& journal) 
     // A patch by a delta without trailer recorded what it makes of the file before
     // it committed: finished, the file takes the recorded time; rolled back, the
     // record goes.
-    if (done.action == recovery_action::completed) image.settle_applied();
-    else image.forget_applied();
+    if (done.action == recovery_action::completed)
+        image.settle_applied();
+    else
+        image.forget_applied();
     image.clear_journal_mark();
     if (auto r = journal.remove(); !r) return std::move(r).err();
     return done;

@@ -6,11 +6,11 @@
 
 #include <xxhash.h>
 
+#include <sys/random.h>
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <sys/random.h>
-#include <unistd.h>
 
 namespace rdelta::detail {
 
@@ -25,8 +25,12 @@ std::uint64_t random_nonce() {
     return n;
 }
 
-std::uint64_t align_down(std::uint64_t v) { return v - v % journal_block; }
-std::uint64_t align_up(std::uint64_t v) { return v + (journal_block - v % journal_block) % journal_block; }
+std::uint64_t align_down(std::uint64_t v) {
+    return v - v % journal_block;
+}
+std::uint64_t align_up(std::uint64_t v) {
+    return v + (journal_block - v % journal_block) % journal_block;
+}
 
 }  // namespace
 
@@ -120,7 +124,8 @@ result<void> journal_writer::save(std::uint64_t pos, std::uint64_t len) {
             // only where the file says the neighbourhood is hole too (a file system
             // with blocks smaller than 4 KiB keeps its data next to the hole).
             std::uint64_t from = align_down(pos), to = align_up(pos + run);
-            if (from < pos && image_.extent(from, pos - from) != std::pair<bool, std::uint64_t>{true, pos - from}) from = pos;
+            if (from < pos && image_.extent(from, pos - from) != std::pair<bool, std::uint64_t>{true, pos - from})
+                from = pos;
             const std::uint64_t after = pos + run;
             if (to > after && after < header_.old_size) {
                 const std::uint64_t n = std::min(to, header_.old_size) - after;
@@ -137,7 +142,8 @@ result<void> journal_writer::save(std::uint64_t pos, std::uint64_t len) {
             while (got < n) {
                 auto r = image_.read(pos + done + got, {buf_.data() + got, n - got});
                 if (!r) return std::move(r).err();
-                if (*r == 0) return fail(errc::io_error, storage_.name() + ": the image ended while saving its old bytes");
+                if (*r == 0)
+                    return fail(errc::io_error, storage_.name() + ": the image ended while saving its old bytes");
                 got += *r;
             }
             if (auto r = add_record(record_data, pos + done, n, buf_); !r) return r;

@@ -58,7 +58,8 @@ public:
 
 private:
     result<void> put(std::span<const std::uint8_t> bytes);
-    result<void> add_record(std::uint32_t kind, std::uint64_t pos, std::uint64_t len, std::span<const std::uint8_t> data);
+    result<void> add_record(std::uint32_t kind, std::uint64_t pos, std::uint64_t len,
+                            std::span<const std::uint8_t> data);
     result<void> write_header();
 
     journal_storage& storage_;

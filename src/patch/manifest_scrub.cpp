@@ -19,8 +19,8 @@ namespace rdelta {
 namespace {
 
 // The hash of chunk [pos, pos + len) of `image`; holes are not read.
-result<detail::chunk_hash> hash_chunk(in_place_file& image, std::uint64_t pos, std::size_t len, std::span<std::uint8_t> buf,
-                                      std::uint64_t& bytes_read) {
+result<detail::chunk_hash> hash_chunk(in_place_file& image, std::uint64_t pos, std::size_t len,
+                                      std::span<std::uint8_t> buf, std::uint64_t& bytes_read) {
     if (image.is_hole(pos, len)) return detail::zero_chunk_hash(len);
     for (std::size_t done = 0; done < len;) {
         auto got = image.read(pos + done, buf.subspan(done, len - done));
@@ -34,8 +34,10 @@ result<detail::chunk_hash> hash_chunk(in_place_file& image, std::uint64_t pos, s
 
 void note_mismatch(scrub_report& r, std::uint64_t from, std::uint64_t to) {
     ++r.mismatched_chunks;
-    if (!r.mismatches.empty() && r.mismatches.back().second == from) r.mismatches.back().second = to;
-    else if (r.mismatches.size() < 64) r.mismatches.emplace_back(from, to);
+    if (!r.mismatches.empty() && r.mismatches.back().second == from)
+        r.mismatches.back().second = to;
+    else if (r.mismatches.size() < 64)
+        r.mismatches.emplace_back(from, to);
 }
 
 result<scrub_report> scrub(in_place_file& image, manifest_storage& manifest) {
@@ -48,7 +50,9 @@ result<scrub_report> scrub(in_place_file& image, manifest_storage& manifest) {
         if (*r == 0) break;
         have += *r;
     }
-    if (have == 0) return fail(errc::io_error, manifest.name() + ": no manifest (an in-place patch with a checksummed delta writes one)");
+    if (have == 0)
+        return fail(errc::io_error,
+                    manifest.name() + ": no manifest (an in-place patch with a checksummed delta writes one)");
     if (have < sizeof bytes || !detail::decode_manifest_header(bytes, h))
         return fail(errc::corrupt, manifest.name() + ": not a manifest of this version");
     auto known = detail::manifest_reader::open(manifest, image, h.chunk_size, h.length, false);

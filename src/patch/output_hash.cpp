@@ -8,9 +8,9 @@
 #include "output_hash.hpp"
 
 #include "core/aligned_buffer.hpp"
+#include "extent_memo.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
-#include "extent_memo.hpp"
 
 #include <algorithm>
 
@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::size_t read_bytes = std::size_t{1} << 20;
 constexpr std::size_t entries_per_block = 4096;  // 64 KiB of manifest per read
-constexpr std::uint64_t edge_budget = 8192;       // stored zeros read per chunk a COPY of zeros meets
+constexpr std::uint64_t edge_budget = 8192;      // stored zeros read per chunk a COPY of zeros meets
 // Chunks whose hashed-or-known bit is kept (32 MiB of bits, 16 TiB of output): past
 // it, the check after writing rereads everything rather than hold more.
 constexpr std::uint64_t max_tracked_chunks = std::uint64_t{1} << 28;
@@ -45,8 +45,12 @@ struct byte_run {
 class output_hasher {
 public:
     output_hasher(in_place_file& file, std::uint64_t old_size, std::uint64_t new_size, const output_hash_options& o)
-        : file_(file), old_size_(old_size), new_size_(new_size), options_(o),
-          buf_store_(make_aligned_bytes(read_bytes)), buf_(buf_store_.get(), read_bytes),
+        : file_(file),
+          old_size_(old_size),
+          new_size_(new_size),
+          options_(o),
+          buf_store_(make_aligned_bytes(read_bytes)),
+          buf_(buf_store_.get(), read_bytes),
           hashed_(tracked_words(new_size)) {
         if (o.stager) sum_.chunks()->on_chunk = [s = o.stager](std::uint64_t i, const chunk_hash& h) { s->add(i, h); };
         if (o.known) sources_.emplace(*o.known);
@@ -56,9 +60,9 @@ public:
     // zeros (a sparse image's empty blocks all match one block of zeros); read from
     // the basis otherwise.
     result<void> copy(std::uint64_t out, std::uint64_t pos, std::uint64_t len) {
-        const bool unchanged =
-            pos == out || (out + len <= old_size_ && reads_zeros(pos, len, sources_ ? &*sources_ : nullptr, source_holes_) &&
-                           reads_zeros(out, len, options_.known, holes_));
+        const bool unchanged = pos == out || (out + len <= old_size_ &&
+                                              reads_zeros(pos, len, sources_ ? &*sources_ : nullptr, source_holes_) &&
+                                              reads_zeros(out, len, options_.known, holes_));
         return queue(unchanged ? byte_run{out, out, len, true} : byte_run{out, pos, len, false});
     }
 
@@ -103,7 +107,8 @@ private:
                 auto got = file_.read(pos, buf_.first(static_cast<std::size_t>(k)));
                 if (!got || *got != k) return false;
                 bytes_read_ += k;
-                if (std::any_of(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(k), [](std::uint8_t b) { return b != 0; }))
+                if (std::any_of(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(k),
+                                [](std::uint8_t b) { return b != 0; }))
                     return false;
             }
             pos += k, len -= k;
@@ -290,8 +295,8 @@ void manifest_stager::discard() {
 }
 
 result<output_hash_result> hash_output(byte_source& delta, in_place_file& file, std::span<const std::uint8_t> trailer,
-                                       std::uint64_t old_size, std::uint64_t new_size, const output_hash_options& options,
-                                       const patch_options& patch) {
+                                       std::uint64_t old_size, std::uint64_t new_size,
+                                       const output_hash_options& options, const patch_options& patch) {
     command_stream reader(delta);
     if (auto started = reader.start(); !started) return std::move(started).err();
     output_hasher hasher(file, old_size, new_size, options);
@@ -300,7 +305,8 @@ result<output_hash_result> hash_output(byte_source& delta, in_place_file& file, 
         auto c = reader.next();
         if (!c) return std::move(c).err();
         if (c->kind == cmd_kind::end) break;
-        if (c->len > new_size - out) return fail(errc::corrupt, patch.delta_name + ": changed while it was being applied");
+        if (c->len > new_size - out)
+            return fail(errc::corrupt, patch.delta_name + ": changed while it was being applied");
         if (c->kind == cmd_kind::literal) {
             if (auto f = hasher.flush(); !f) return std::move(f).err();
             while (reader.literal_left() > 0) {
@@ -326,8 +332,9 @@ result<output_hash_result> hash_output(byte_source& delta, in_place_file& file, 
 namespace {
 
 error would_not_match(const patch_options& patch) {
-    return fail(errc::corrupt, patch.delta_name + ": the output would not match the delta's checksum trailer: "
-                                                  "wrong basis, damaged delta, or the delta was already applied");
+    return fail(errc::corrupt, patch.delta_name +
+                                   ": the output would not match the delta's checksum trailer: "
+                                   "wrong basis, damaged delta, or the delta was already applied");
 }
 
 }  // namespace

@@ -71,8 +71,8 @@ struct output_hash_result {
 /// Hash the output `delta` makes of `file` (basis `old_size` bytes, output `new_size`
 /// bytes: both checked by pass 1) and compare it with the chunked `trailer`.
 result<output_hash_result> hash_output(byte_source& delta, in_place_file& file, std::span<const std::uint8_t> trailer,
-                                       std::uint64_t old_size, std::uint64_t new_size, const output_hash_options& options,
-                                       const patch_options& patch);
+                                       std::uint64_t old_size, std::uint64_t new_size,
+                                       const output_hash_options& options, const patch_options& patch);
 
 /// Pass 2 of an in-place patch with a chunked trailer: the would-be output's root,
 /// with the manifest's hashes of the chunks the delta keeps when it describes the

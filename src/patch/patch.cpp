@@ -1,11 +1,11 @@
 // patch.cpp - applying a delta: a resumable command decoder that copies literal
 // data straight from input to output and COPY data straight from the basis to
 // output, so memory stays constant whatever the command lengths.
-#include "format/checksum_trailer.hpp"
-#include "format/command_decoder.hpp"
 #include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
 #include "core/stat_counter.hpp"
+#include "format/checksum_trailer.hpp"
+#include "format/command_decoder.hpp"
 #include "format/netint.hpp"
 #include "format/opcodes.hpp"
 
@@ -34,8 +34,7 @@ constexpr std::uint64_t max_basis_offset = static_cast<std::uint64_t>(std::numer
 
 class patch_job final : public job {
 public:
-    patch_job(basis_reader& basis, patch_options options)
-        : basis_(basis), options_(std::move(options)) {
+    patch_job(basis_reader& basis, patch_options options) : basis_(basis), options_(std::move(options)) {
         stats_.op = "patch";
     }
 
@@ -56,41 +55,41 @@ private:
     result<job_status> run(buffers& io) {
         for (;;) {
             switch (state_) {
-            case state::magic:
-            case state::command: {
-                if (!gather(io)) return io.eof_in ? truncated() : result<job_status>(job_status::blocked);
-                auto taken = take_header();
-                if (!taken) return std::move(taken).err();
-                if (state_ == state::copy) join_following_copies(io);
-                break;
-            }
-            case state::literal: {
-                auto complete = copy_literal(io);
-                if (!complete) return std::move(complete).err();
-                if (!*complete) {
-                    if (io.avail_out == 0 || !io.eof_in) return job_status::blocked;
-                    return truncated();
+                case state::magic:
+                case state::command: {
+                    if (!gather(io)) return io.eof_in ? truncated() : result<job_status>(job_status::blocked);
+                    auto taken = take_header();
+                    if (!taken) return std::move(taken).err();
+                    if (state_ == state::copy) join_following_copies(io);
+                    break;
                 }
-                break;
-            }
-            case state::copy: {
-                auto direct = copy_direct(io);
-                if (!direct) return std::move(direct).err();
-                if (!*direct) return job_status::blocked;  // the output before it goes first
-                auto copied = copy_from_basis(io);
-                if (!copied) return std::move(copied).err();
-                if (!*copied) return job_status::blocked;
-                break;
-            }
-            case state::done: {
-                // Bytes after END are ignored, except rdelta's checksum trailer.
-                const std::size_t take =
-                    std::min(io.avail_in, detail::max_trailer_size - std::min(after_end_.size(), detail::max_trailer_size));
-                after_end_.insert(after_end_.end(), io.next_in, io.next_in + take);
-                consume(io, io.avail_in);
-                if (after_end_.size() < detail::max_trailer_size && !io.eof_in) return job_status::blocked;
-                return job_status::done;
-            }
+                case state::literal: {
+                    auto complete = copy_literal(io);
+                    if (!complete) return std::move(complete).err();
+                    if (!*complete) {
+                        if (io.avail_out == 0 || !io.eof_in) return job_status::blocked;
+                        return truncated();
+                    }
+                    break;
+                }
+                case state::copy: {
+                    auto direct = copy_direct(io);
+                    if (!direct) return std::move(direct).err();
+                    if (!*direct) return job_status::blocked;  // the output before it goes first
+                    auto copied = copy_from_basis(io);
+                    if (!copied) return std::move(copied).err();
+                    if (!*copied) return job_status::blocked;
+                    break;
+                }
+                case state::done: {
+                    // Bytes after END are ignored, except rdelta's checksum trailer.
+                    const std::size_t take = std::min(
+                        io.avail_in, detail::max_trailer_size - std::min(after_end_.size(), detail::max_trailer_size));
+                    after_end_.insert(after_end_.end(), io.next_in, io.next_in + take);
+                    consume(io, io.avail_in);
+                    if (after_end_.size() < detail::max_trailer_size && !io.eof_in) return job_status::blocked;
+                    return job_status::done;
+                }
             }
         }
     }
@@ -133,26 +132,26 @@ private:
         if (!c) return error_at(c.err().code, c.err().message.c_str());
         command_offset_ = header_offset;
         switch (c->kind) {
-        case detail::cmd_kind::end:
-            state_ = state::done;
-            return {};
-        case detail::cmd_kind::literal:
-            remaining_ = c->len;
-            stats_.lit_cmds += 1, detail::add_declared(stats_.lit_bytes, c->len), stats_.lit_cmdbytes += header_bytes;
-            state_ = state::literal;
-            return {};
-        case detail::cmd_kind::copy:
-            copy_pos_ = c->pos;
-            remaining_ = c->len;
-            copy_start_ = copy_pos_;
-            direct_declined_ = false;
-            stats_.copy_cmds += 1, detail::add_declared(stats_.copy_bytes, c->len), stats_.copy_cmdbytes += header_bytes;
-            // No basis holds bytes past 2^63 - 1 (a file offset): such a COPY ends past
-            // any basis, whatever the reader would make of the offset.
-            if (c->len > max_basis_offset - c->pos) return past_end();
-            state_ = state::copy;
-            return {};
-        case detail::cmd_kind::reserved: break;  // refused by decode_command
+            case detail::cmd_kind::end: state_ = state::done; return {};
+            case detail::cmd_kind::literal:
+                remaining_ = c->len;
+                stats_.lit_cmds += 1, detail::add_declared(stats_.lit_bytes, c->len),
+                    stats_.lit_cmdbytes += header_bytes;
+                state_ = state::literal;
+                return {};
+            case detail::cmd_kind::copy:
+                copy_pos_ = c->pos;
+                remaining_ = c->len;
+                copy_start_ = copy_pos_;
+                direct_declined_ = false;
+                stats_.copy_cmds += 1, detail::add_declared(stats_.copy_bytes, c->len),
+                    stats_.copy_cmdbytes += header_bytes;
+                // No basis holds bytes past 2^63 - 1 (a file offset): such a COPY ends past
+                // any basis, whatever the reader would make of the offset.
+                if (c->len > max_basis_offset - c->pos) return past_end();
+                state_ = state::copy;
+                return {};
+            case detail::cmd_kind::reserved: break;  // refused by decode_command
         }
         return {};
     }
@@ -210,8 +209,10 @@ private:
         consume(io, n);
         remaining_ -= n;
         stats_.out_bytes += static_cast<std::int64_t>(n);
-        if (remaining_ == 0) state_ = state::command;
-        else if (at_limit() && io.avail_in > 0) return limit_error();
+        if (remaining_ == 0)
+            state_ = state::command;
+        else if (at_limit() && io.avail_in > 0)
+            return limit_error();
         return remaining_ == 0;
     }
 
@@ -263,7 +264,8 @@ private:
     result<std::size_t> read_basis(std::uint8_t* out, std::size_t n) {
         constexpr std::size_t hole_query_min = 4096;
         const auto size = basis_.size();
-        if (n >= hole_query_min && size && copy_pos_ < *size && n <= *size - copy_pos_ && basis_.is_hole(copy_pos_, n)) {
+        if (n >= hole_query_min && size && copy_pos_ < *size && n <= *size - copy_pos_ &&
+            basis_.is_hole(copy_pos_, n)) {
             std::memset(out, 0, n);
             return n;
         }
@@ -324,7 +326,7 @@ private:
     const std::uint8_t* call_out_start_ = nullptr;  // io.next_out when iterate() was called
     bool direct_declined_ = false;                  // copy_direct took less of this COPY
     job_stats stats_;
-    std::vector<std::uint8_t> after_end_;  // up to a trailer's worth of bytes after END
+    std::vector<std::uint8_t> after_end_;                         // up to a trailer's worth of bytes after END
     detail::stream_checksum sum_{detail::stream_checksum::both};  // the trailer's form is known at the end
 };
 

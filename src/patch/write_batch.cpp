@@ -8,9 +8,9 @@ namespace rdelta::detail {
 
 namespace {
 
-constexpr std::size_t max_ops = 1 << 16;     // bounds the queue's own memory
+constexpr std::size_t max_ops = 1 << 16;                      // bounds the queue's own memory
 constexpr std::uint64_t save_piece = std::uint64_t{1} << 20;  // contiguous regions saved together, up to this
-constexpr std::size_t zero_piece = 1 << 20;  // zeros are written (and tested for holes) in pieces
+constexpr std::size_t zero_piece = 1 << 20;                   // zeros are written (and tested for holes) in pieces
 
 bool all_zero(const std::uint8_t* p, std::size_t n) {
     return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0);
@@ -25,7 +25,9 @@ const std::vector<std::uint8_t>& zeros() {
 
 write_batch::write_batch(in_place_file& file, journal_writer* journal, std::uint64_t batch_bytes,
                          std::function<void(std::uint64_t)> after_batch)
-    : file_(file), journal_(journal), batch_bytes_(std::max<std::uint64_t>(batch_bytes, 1)),
+    : file_(file),
+      journal_(journal),
+      batch_bytes_(std::max<std::uint64_t>(batch_bytes, 1)),
       after_batch_(std::move(after_batch)) {}
 
 std::size_t write_batch::literal_room() const noexcept {
@@ -90,7 +92,8 @@ result<void> write_batch::literal(std::uint64_t dst, std::span<const std::uint8_
     if (auto n = note(dst, bytes.size()); !n) return n;
     // At most two allocations for the literal bytes (a small one, then the full
     // capacity), not a doubling series whose copies add to the peak memory.
-    if (data_.capacity() == 0) data_.reserve(std::min(literal_capacity, std::max<std::size_t>(bytes.size(), 1 << 16) * 4));
+    if (data_.capacity() == 0)
+        data_.reserve(std::min(literal_capacity, std::max<std::size_t>(bytes.size(), 1 << 16) * 4));
     if (data_.capacity() < data_.size() + bytes.size()) data_.reserve(literal_capacity);
     const std::uint64_t at = data_.size();
     data_.insert(data_.end(), bytes.begin(), bytes.end());
@@ -156,19 +159,18 @@ result<void> write_batch::write_zeros_over_data(std::uint64_t pos, std::uint64_t
 
 result<void> write_batch::run(const op& o) {
     switch (o.kind) {
-    case op_kind::bytes: {
-        const std::span<const std::uint8_t> bytes(data_.data() + o.src, static_cast<std::size_t>(o.len));
-        return write(o.dst, bytes);
-    }
-    case op_kind::zeros:
-        for (std::uint64_t done = 0; done < o.len;) {
-            const std::uint64_t n = std::min<std::uint64_t>(zero_piece, o.len - done);
-            if (auto w = write_zeros(o.dst + done, n); !w) return w;
-            done += n;
+        case op_kind::bytes: {
+            const std::span<const std::uint8_t> bytes(data_.data() + o.src, static_cast<std::size_t>(o.len));
+            return write(o.dst, bytes);
         }
-        return {};
-    case op_kind::move:
-        break;
+        case op_kind::zeros:
+            for (std::uint64_t done = 0; done < o.len;) {
+                const std::uint64_t n = std::min<std::uint64_t>(zero_piece, o.len - done);
+                if (auto w = write_zeros(o.dst + done, n); !w) return w;
+                done += n;
+            }
+            return {};
+        case op_kind::move: break;
     }
     // Front to back, which is safe as the source starts after the destination.
     if (!copy_buf_) copy_buf_ = make_aligned_bytes(zero_piece);

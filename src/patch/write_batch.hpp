@@ -67,10 +67,10 @@ private:
     std::uint64_t batch_bytes_;
     std::vector<op> ops_;
     std::vector<std::uint8_t> data_;
-    aligned_bytes copy_buf_;  // allocated by the first move; read into
+    aligned_bytes copy_buf_;    // allocated by the first move; read into
     std::uint64_t queued_ = 0;  // journal bytes of this batch (without a journal: bytes it overwrites)
     std::uint64_t pending_from_ = 0, pending_to_ = 0;  // queued, old content not saved yet
-    std::uint64_t journal_mark_ = 0;  // journal size when the batch began
+    std::uint64_t journal_mark_ = 0;                   // journal size when the batch began
     bool started_ = false;
     std::uint64_t image_written_ = 0, batches_ = 0;
     std::function<void(std::uint64_t)> after_batch_;

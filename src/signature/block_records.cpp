@@ -12,7 +12,8 @@
 namespace rdelta::detail {
 
 void hash_block_records(const sig_params& params, const std::uint8_t* p, std::size_t len, std::size_t count,
-                        std::size_t per_slice, unsigned threads, std::vector<std::uint8_t>& digests, std::uint8_t* out) {
+                        std::size_t per_slice, unsigned threads, std::vector<std::uint8_t>& digests,
+                        std::uint8_t* out) {
     const sig_format format = params.format();
     const std::size_t rec = 4 + params.strong_len;
     const std::size_t slices = (count + per_slice - 1) / per_slice;

@@ -43,9 +43,7 @@ public:
 private:
     enum class unit { magic, block_len, strong_len, weak, strong };
 
-    std::size_t unit_size() const {
-        return state_ == unit::strong ? out_->params().strong_len : 4;
-    }
+    std::size_t unit_size() const { return state_ == unit::strong ? out_->params().strong_len : 4; }
 
     // Gather the bytes of the current unit; false if input ran out first.
     bool fill(buffers& io) {
@@ -57,9 +55,7 @@ private:
         return have_.size() == want;
     }
 
-    error make_error(errc code, const char* what) const {
-        return fail(code, name_ + ": " + what);
-    }
+    error make_error(errc code, const char* what) const { return fail(code, name_ + ": " + what); }
 
     result<void> at_eof() {
         char text[160];
@@ -68,13 +64,11 @@ private:
             return {};
         }
         if (state_ == unit::strong) {
-            std::snprintf(text, sizeof text,
-                          "signature is truncated: block %zu has %zu of its %u strong-sum bytes",
+            std::snprintf(text, sizeof text, "signature is truncated: block %zu has %zu of its %u strong-sum bytes",
                           out_->block_count(), have_.size(), out_->params().strong_len);
             return make_error(errc::input_ended, text);
         }
-        std::snprintf(text, sizeof text,
-                      "signature is truncated: %" PRId64 " bytes, shorter than the 12-byte header",
+        std::snprintf(text, sizeof text, "signature is truncated: %" PRId64 " bytes, shorter than the 12-byte header",
                       stats_.in_bytes);
         return make_error(errc::input_ended, text);
     }
@@ -83,32 +77,32 @@ private:
         const std::uint32_t v = have_.size() >= 4 ? detail::get_be32(have_.data()) : 0;
         char text[200];
         switch (state_) {
-        case unit::magic:
-            magic_ = v;
-            state_ = unit::block_len;
-            break;
-        case unit::block_len:
-            if (static_cast<std::int32_t>(v) < 1) {
-                std::snprintf(text, sizeof text, "block length of %d in the header is bogus",
-                              static_cast<std::int32_t>(v));
-                return header_error(errc::corrupt, text);
-            }
-            block_len_ = v;
-            state_ = unit::strong_len;
-            break;
-        case unit::strong_len:
-            if (auto header = check_header(static_cast<std::int32_t>(v)); !header) return header;
-            state_ = unit::weak;
-            break;
-        case unit::weak:
-            weak_ = v;
-            state_ = unit::strong;
-            break;
-        case unit::strong:
-            if (auto added = out_->add_block(weak_, have_); !added) return added;
-            ++stats_.sig_blocks;
-            state_ = unit::weak;
-            break;
+            case unit::magic:
+                magic_ = v;
+                state_ = unit::block_len;
+                break;
+            case unit::block_len:
+                if (static_cast<std::int32_t>(v) < 1) {
+                    std::snprintf(text, sizeof text, "block length of %d in the header is bogus",
+                                  static_cast<std::int32_t>(v));
+                    return header_error(errc::corrupt, text);
+                }
+                block_len_ = v;
+                state_ = unit::strong_len;
+                break;
+            case unit::strong_len:
+                if (auto header = check_header(static_cast<std::int32_t>(v)); !header) return header;
+                state_ = unit::weak;
+                break;
+            case unit::weak:
+                weak_ = v;
+                state_ = unit::strong;
+                break;
+            case unit::strong:
+                if (auto added = out_->add_block(weak_, have_); !added) return added;
+                ++stats_.sig_blocks;
+                state_ = unit::weak;
+                break;
         }
         have_.clear();
         return {};
@@ -131,8 +125,7 @@ private:
     result<void> check_header(std::int32_t strong_len) {
         char text[200];
         if (strong_len < 0 || strong_len > 32) {
-            std::snprintf(text, sizeof text, "strong sum length %d in the header is implausible",
-                          strong_len);
+            std::snprintf(text, sizeof text, "strong sum length %d in the header is implausible", strong_len);
             return header_error(errc::corrupt, text);
         }
         // Magic 0 means "the default format" to librsync's parameter check, so it loads.
@@ -143,7 +136,8 @@ private:
         *out_ = signature(resolved->params);
         // Allocate the records once when the file size is known (a hint: never more
         // than the file can hold, so a lying header cannot make it allocate).
-        if (size_hint_ > 12) (void)out_->reserve(static_cast<std::size_t>((size_hint_ - 12) / (4 + resolved->params.strong_len)));
+        if (size_hint_ > 12)
+            (void)out_->reserve(static_cast<std::size_t>((size_hint_ - 12) / (4 + resolved->params.strong_len)));
         stats_.block_len = block_len_;
         return {};
     }
@@ -163,8 +157,8 @@ private:
 }  // namespace
 
 std::unique_ptr<job> make_loadsig_job(signature* out, std::string name, std::uint64_t size_hint, bool name_kind) {
-    return detail::make_guarded_job("loadsig",
-                                    [&] { return std::make_unique<loadsig_job>(out, std::move(name), size_hint, name_kind); });
+    return detail::make_guarded_job(
+        "loadsig", [&] { return std::make_unique<loadsig_job>(out, std::move(name), size_hint, name_kind); });
 }
 
 }  // namespace rdelta

@@ -1,11 +1,11 @@
 // signature.cpp - the in-memory signature and the job that makes signature files.
-#include "match/block_index.hpp"
-#include "core/exception_guard.hpp"
-#include "format/netint.hpp"
-#include "delta/output_queue.hpp"
-#include "core/parallel.hpp"
-#include "checksum/weak_sum.hpp"
 #include "checksum/strong_sum.hpp"
+#include "checksum/weak_sum.hpp"
+#include "core/exception_guard.hpp"
+#include "core/parallel.hpp"
+#include "delta/output_queue.hpp"
+#include "format/netint.hpp"
+#include "match/block_index.hpp"
 #include "signature/block_records.hpp"
 #include "signature/slice_size.hpp"
 
@@ -27,13 +27,15 @@ signature& signature::operator=(signature&&) noexcept = default;
 
 result<void> signature::add_block(std::uint32_t weak, std::span<const std::uint8_t> strong) {
     if (strong.size() != params_.strong_len)
-        return fail(errc::param_error, "a strong sum of " + std::to_string(strong.size()) + " bytes added to a signature of " +
-                                           std::to_string(params_.strong_len) + "-byte strong sums");
+        return fail(errc::param_error, "a strong sum of " + std::to_string(strong.size()) +
+                                           " bytes added to a signature of " + std::to_string(params_.strong_len) +
+                                           "-byte strong sums");
     try {
         weak_.push_back(weak);
         strong_.insert(strong_.end(), strong.begin(), strong.end());
     } catch (const std::bad_alloc&) {
-        if (strong_.size() % params_.strong_len != 0) strong_.resize(strong_.size() - strong_.size() % params_.strong_len);
+        if (strong_.size() % params_.strong_len != 0)
+            strong_.resize(strong_.size() - strong_.size() % params_.strong_len);
         if (weak_.size() > strong_.size() / params_.strong_len) weak_.pop_back();
         return fail(errc::mem_error, "out of memory for signature records");
     }
@@ -103,8 +105,8 @@ private:
     result<void> start() {
         started_ = true;
         // Re-validate as librsync's job does (size unknown: no minimum-length warning).
-        auto resolved = resolve_sig_params(
-            {-1, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
+        auto resolved =
+            resolve_sig_params({-1, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
         if (!resolved) return std::move(resolved).err();
         format_ = params_.format();
         std::uint8_t* h = out_.reserve(12);
@@ -131,10 +133,9 @@ private:
     void consume(buffers& io) {
         const std::size_t bl = params_.block_len;
         const std::size_t slice = slice_blocks();
-        const std::size_t gather =
-            slice * bl > detail::parallel_grain
-                ? std::clamp<std::size_t>(detail::slice_budget / bl, 1, slice * threads_)
-                : std::min(slice, detail::strong_sum_lanes(format_.strong));
+        const std::size_t gather = slice * bl > detail::parallel_grain
+                                       ? std::clamp<std::size_t>(detail::slice_budget / bl, 1, slice * threads_)
+                                       : std::min(slice, detail::strong_sum_lanes(format_.strong));
         // Batches big enough to share among threads, small enough to stay in cache.
         const std::size_t batch_blocks = std::max({std::size_t{1}, threads_ * 4 * detail::parallel_grain / bl, gather});
         while (io.avail_in > 0 && out_.size() < (1u << 20)) {

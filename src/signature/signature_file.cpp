@@ -1,13 +1,13 @@
 // signature_file.cpp - signatures of random-access inputs: each thread reads its
 // own slice of whole blocks and hashes it while the data is still in its cache,
 // then the records are written in file order.
+#include "checksum/blake2b_many.hpp"
+#include "checksum/strong_sum.hpp"
+#include "checksum/weak_sum.hpp"
 #include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
-#include "format/netint.hpp"
 #include "core/parallel.hpp"
-#include "checksum/weak_sum.hpp"
-#include "checksum/strong_sum.hpp"
-#include "checksum/blake2b_many.hpp"
+#include "format/netint.hpp"
 #include "signature/block_records.hpp"
 #include "signature/slice_size.hpp"
 
@@ -101,8 +101,8 @@ result<bool> hash_in_pieces(basis_reader& basis, std::uint64_t offset, std::size
     constexpr std::size_t lanes = detail::blake2b256_parts::lanes;
     const sig_format format = params.format();
     const std::size_t bl = params.block_len;
-    if (format.strong != strong_kind::blake2 || detail::strong_sum_lanes(format.strong) != lanes ||
-        bl <= piece_len || len != lanes * bl)
+    if (format.strong != strong_kind::blake2 || detail::strong_sum_lanes(format.strong) != lanes || bl <= piece_len ||
+        len != lanes * bl)
         return false;
     reserve(w, lanes * piece_len);
     if (w.digest_capacity < lanes * detail::digest_stride) {
@@ -178,20 +178,21 @@ result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t l
 }  // namespace
 
 namespace detail {
-result<job_stats> signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
-                                 job_options options, const signature_sink& sink);
+result<job_stats> signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params, job_options options,
+                                 const signature_sink& sink);
 }  // namespace detail
 
 result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
                                       job_options options, const signature_sink& sink) {
-    return detail::exceptions_as_errors("signature", [&] { return detail::signature_from(basis, size, params, options, sink); });
+    return detail::exceptions_as_errors("signature",
+                                        [&] { return detail::signature_from(basis, size, params, options, sink); });
 }
 
 // make_signature_from()'s body; allocation and thread failures throw.
 result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
                                          job_options options, const signature_sink& sink) {
-    auto checked = resolve_sig_params(
-        {-1, params.magic, params.block_len, static_cast<std::int64_t>(params.strong_len)});
+    auto checked =
+        resolve_sig_params({-1, params.magic, params.block_len, static_cast<std::int64_t>(params.strong_len)});
     if (!checked) return std::move(checked).err();
     const unsigned threads = options.threads ? options.threads : detail::default_threads();
     const std::size_t bl = params.block_len;
@@ -223,8 +224,8 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
             const std::uint64_t from = offset + s * slice_bytes;
             const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(slice_bytes, round_end - from));
             const worker_pool::lease w(buffers);
-            auto done = hash_slice(basis, from, len, params, w.get(), records.data() + s * slice_blocks * rec,
-                                   zero_record);
+            auto done =
+                hash_slice(basis, from, len, params, w.get(), records.data() + s * slice_blocks * rec, zero_record);
             if (!done) errors[s] = std::move(done).err();
         });
         for (auto& e : errors)

@@ -27,7 +27,8 @@ signature_tap::signature_tap(const sig_params& params, unsigned threads, signatu
 result<void> signature_tap::start() {
     if (started_) return {};
     started_ = true;
-    auto checked = resolve_sig_params({-1, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
+    auto checked =
+        resolve_sig_params({-1, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
     if (!checked) return std::move(checked).err();
     zero_record_ = zero_block_record(params_);
     std::uint8_t header[12];
@@ -48,8 +49,8 @@ result<void> signature_tap::flush(std::size_t keep_below) {
 
 result<void> signature_tap::add_blocks(const std::uint8_t* p, std::size_t len, std::size_t count) {
     const std::size_t rec = 4 + params_.strong_len;
-    const std::size_t per_slice = blocks_per_slice(params_.block_len, strong_sum_lanes(params_.format().strong), threads_,
-                                                   parallel_grain);
+    const std::size_t per_slice =
+        blocks_per_slice(params_.block_len, strong_sum_lanes(params_.format().strong), threads_, parallel_grain);
     // In batches, so that the records waiting for the sink stay about records_flush.
     const std::size_t batch = std::max<std::size_t>(per_slice * threads_, records_flush / rec);
     for (std::size_t done = 0; done < count;) {

@@ -19,13 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *outdir;
-static FILE *log_file;
-static FILE *manifest;
+static const char* outdir;
+static FILE* log_file;
+static FILE* manifest;
 static int failures;
 
-static void fail(const char *fmt, ...)
-{
+static void fail(const char* fmt, ...) {
     va_list va;
     va_start(va, fmt);
     fputs("FAIL ", stderr);
@@ -36,64 +35,55 @@ static void fail(const char *fmt, ...)
 }
 
 /* Every library log line goes to log.txt, so both libraries' lines are compared. */
-static void trace_to_log(rs_loglevel level, char const *msg)
-{
+static void trace_to_log(rs_loglevel level, char const* msg) {
     fprintf(log_file, "[%d] %s", (int)level, msg);
 }
 
 /* ---- byte buffers and files ------------------------------------------- */
 
 typedef struct {
-    unsigned char *p;
+    unsigned char* p;
     size_t n, cap;
 } buf_t;
 
-static void buf_add(buf_t *b, const void *p, size_t n)
-{
+static void buf_add(buf_t* b, const void* p, size_t n) {
     if (b->n + n > b->cap) {
         b->cap = (b->n + n) * 2 + 64;
         b->p = realloc(b->p, b->cap);
-        if (!b->p)
-            abort();
+        if (!b->p) abort();
     }
-    if (n)
-        memcpy(b->p + b->n, p, n);
+    if (n) memcpy(b->p + b->n, p, n);
     b->n += n;
 }
 
-static int buf_eq(const buf_t *a, const buf_t *b)
-{
+static int buf_eq(const buf_t* a, const buf_t* b) {
     return a->n == b->n && (a->n == 0 || memcmp(a->p, b->p, a->n) == 0);
 }
 
-static char *path_of(const char *name)
-{
+static char* path_of(const char* name) {
     static char path[4096];
     snprintf(path, sizeof path, "%s/%s", outdir, name);
     return path;
 }
 
-static void write_file(const char *name, const buf_t *b)
-{
-    FILE *f = fopen(path_of(name), "wb");
+static void write_file(const char* name, const buf_t* b) {
+    FILE* f = fopen(path_of(name), "wb");
     if (!f || fwrite(b->p, 1, b->n, f) != b->n || fclose(f)) {
         fail("cannot write %s", name);
         exit(1);
     }
 }
 
-static buf_t read_file(const char *name)
-{
+static buf_t read_file(const char* name) {
     buf_t b = {0};
     char chunk[65536];
     size_t n;
-    FILE *f = fopen(path_of(name), "rb");
+    FILE* f = fopen(path_of(name), "rb");
     if (!f) {
         fail("cannot read %s", name);
         exit(1);
     }
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_add(&b, chunk, n);
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_add(&b, chunk, n);
     fclose(f);
     return b;
 }
@@ -102,16 +92,14 @@ static buf_t read_file(const char *name)
 
 static unsigned long long rng = 88172645463325252ULL;
 
-static unsigned char next_byte(void)
-{
+static unsigned char next_byte(void) {
     rng ^= rng << 13;
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return (unsigned char)(rng >> 24);
 }
 
-static buf_t random_bytes(size_t n)
-{
+static buf_t random_bytes(size_t n) {
     buf_t b = {0};
     size_t i;
     for (i = 0; i < n; i++) {
@@ -122,15 +110,13 @@ static buf_t random_bytes(size_t n)
 }
 
 /* The new file: the basis with a few insertions, deletions and changed bytes. */
-static buf_t edited(const buf_t *basis)
-{
+static buf_t edited(const buf_t* basis) {
     buf_t b = {0};
     size_t pos = 0;
     while (pos < basis->n) {
         size_t run = 1 + (size_t)next_byte() * 97 % 7000;
         int what = next_byte() % 4;
-        if (run > basis->n - pos)
-            run = basis->n - pos;
+        if (run > basis->n - pos) run = basis->n - pos;
         buf_add(&b, basis->p + pos, run);
         pos += run;
         if (what == 0) {
@@ -152,19 +138,18 @@ static buf_t edited(const buf_t *basis)
 
 /* Run a job to the end, offering at most `cin` input bytes and `cout` output bytes
  * per rs_job_iter() call; input the job leaves is offered again. */
-static rs_result run_job(rs_job_t *job, const buf_t *in, size_t cin, size_t cout, buf_t *out)
-{
+static rs_result run_job(rs_job_t* job, const buf_t* in, size_t cin, size_t cout, buf_t* out) {
     rs_buffers_t b;
     size_t pos = 0;
     long calls = 0;
-    char *window = malloc(cout ? cout : 1);
+    char* window = malloc(cout ? cout : 1);
     rs_result r;
 
     memset(&b, 0, sizeof b);
     for (;;) {
         if (b.avail_in == 0 && pos < in->n) {
             size_t k = in->n - pos < cin ? in->n - pos : cin;
-            b.next_in = (char *)in->p + pos;
+            b.next_in = (char*)in->p + pos;
             b.avail_in = k;
             pos += k;
         }
@@ -172,10 +157,8 @@ static rs_result run_job(rs_job_t *job, const buf_t *in, size_t cin, size_t cout
         b.next_out = window;
         b.avail_out = cout;
         r = rs_job_iter(job, &b);
-        if (out)
-            buf_add(out, window, cout - b.avail_out);
-        if (r != RS_BLOCKED)
-            break;
+        if (out) buf_add(out, window, cout - b.avail_out);
+        if (r != RS_BLOCKED) break;
         if (++calls > 100000000L) {
             fail("job does not finish");
             break;
@@ -196,22 +179,19 @@ static const chunking_t chunkings[] = {{1, 1}, {7, 13}, {4096, 100}, {1 << 22, 1
 /* The basis for COPY commands, in memory. `mode` 1 hands back the library's own
  * buffer pointer replaced by ours; mode 2 returns at most 5 bytes per call. */
 typedef struct {
-    const buf_t *basis;
+    const buf_t* basis;
     int mode;
 } mem_basis_t;
 
-static rs_result mem_copy_cb(void *opaque, rs_long_t pos, size_t *len, void **buf)
-{
-    mem_basis_t *m = opaque;
+static rs_result mem_copy_cb(void* opaque, rs_long_t pos, size_t* len, void** buf) {
+    mem_basis_t* m = opaque;
     size_t n = *len;
     if (pos < 0 || (size_t)pos >= m->basis->n) {
         *len = 0;
         return RS_INPUT_ENDED;
     }
-    if (n > m->basis->n - (size_t)pos)
-        n = m->basis->n - (size_t)pos;
-    if (m->mode == 2 && n > 5)
-        n = 5;
+    if (n > m->basis->n - (size_t)pos) n = m->basis->n - (size_t)pos;
+    if (m->mode == 2 && n > 5) n = 5;
     if (m->mode == 1)
         *buf = m->basis->p + pos;
     else
@@ -223,27 +203,28 @@ static rs_result mem_copy_cb(void *opaque, rs_long_t pos, size_t *len, void **bu
 /* Log a job's statistics without the clock. The job API's in/out byte counts are
  * left out: librsync counts only what passes through its file buffers (always 0
  * for the job API), we count what the job consumed and produced. */
-static void log_stats(const char *what, const rs_stats_t *stats, int job_api)
-{
+static void log_stats(const char* what, const rs_stats_t* stats, int job_api) {
     rs_stats_t copy = *stats;
     copy.start = copy.end = 0;
-    if (job_api)
-        copy.in_bytes = copy.out_bytes = 0;
+    if (job_api) copy.in_bytes = copy.out_bytes = 0;
     fprintf(log_file, "%s:\n", what);
     rs_log_stats(&copy);
 }
 
 /* ---- the round trip for one basis/new pair and one parameter set ------- */
 
-static const char *hash_name(rs_magic_number m) { return (m & 0x0f) == 0x06 ? "md4" : "blake2"; }
-static const char *roll_name(rs_magic_number m) { return (m & 0xf0) == 0x40 ? "rabinkarp" : "rollsum"; }
+static const char* hash_name(rs_magic_number m) {
+    return (m & 0x0f) == 0x06 ? "md4" : "blake2";
+}
+static const char* roll_name(rs_magic_number m) {
+    return (m & 0xf0) == 0x40 ? "rabinkarp" : "rollsum";
+}
 
-static void roundtrip(const char *name, const buf_t *basis, const buf_t *newf, rs_magic_number magic,
-                      size_t block_len, size_t strong_len)
-{
+static void roundtrip(const char* name, const buf_t* basis, const buf_t* newf, rs_magic_number magic, size_t block_len,
+                      size_t strong_len) {
     char label[256], fname[300];
     buf_t sig = {0}, delta = {0};
-    rs_signature_t *sumset = NULL;
+    rs_signature_t* sumset = NULL;
     rs_stats_t stats;
     unsigned i;
     rs_result r;
@@ -256,90 +237,75 @@ static void roundtrip(const char *name, const buf_t *basis, const buf_t *newf, r
     /* Signature: every chunking gives the same bytes. */
     for (i = 0; i < N_CHUNKINGS; i++) {
         buf_t out = {0};
-        rs_job_t *job = rs_sig_begin(block_len, strong_len, magic);
+        rs_job_t* job = rs_sig_begin(block_len, strong_len, magic);
         r = run_job(job, basis, chunkings[i].cin, chunkings[i].cout, &out);
-        if (r != RS_DONE)
-            fail("%s: signature job returned %d", label, r);
+        if (r != RS_DONE) fail("%s: signature job returned %d", label, r);
         if (i == 0)
             sig = out;
         else if (!buf_eq(&sig, &out))
             fail("%s: signature differs with chunking %zu/%zu", label, chunkings[i].cin, chunkings[i].cout);
-        if (i == N_CHUNKINGS - 1)
-            log_stats("sig job", rs_job_statistics(job), 1);
+        if (i == N_CHUNKINGS - 1) log_stats("sig job", rs_job_statistics(job), 1);
         rs_job_free(job);
-        if (i)
-            free(out.p);
+        if (i) free(out.p);
     }
     snprintf(fname, sizeof fname, "%s.sig", label);
     write_file(fname, &sig);
-    fprintf(manifest, "signature %s %s -H %s -R %s -b %zu -S %zu\n", fname, name, hash_name(magic),
-            roll_name(magic), block_len, strong_len);
+    fprintf(manifest, "signature %s %s -H %s -R %s -b %zu -S %zu\n", fname, name, hash_name(magic), roll_name(magic),
+            block_len, strong_len);
 
     /* rs_sig_file on the same basis. */
     f = rs_file_open(path_of(name), "rb", 0);
     g = rs_file_open(path_of("tmp.sig"), "wb", 1);
-    if (rs_file_size(f) != (rs_long_t)basis->n)
-        fail("%s: rs_file_size", label);
+    if (rs_file_size(f) != (rs_long_t)basis->n) fail("%s: rs_file_size", label);
     r = rs_sig_file(f, g, block_len, strong_len, magic, &stats);
     rs_file_close(f);
     rs_file_close(g);
-    if (r != RS_DONE)
-        fail("%s: rs_sig_file returned %d", label, r);
+    if (r != RS_DONE) fail("%s: rs_sig_file returned %d", label, r);
     log_stats("rs_sig_file", &stats, 0);
     {
         buf_t other = read_file("tmp.sig");
-        if (!buf_eq(&sig, &other))
-            fail("%s: rs_sig_file output differs from the job's", label);
+        if (!buf_eq(&sig, &other)) fail("%s: rs_sig_file output differs from the job's", label);
         free(other.p);
     }
 
     /* Load it with each chunking, and with rs_loadsig_file. */
     for (i = 0; i < N_CHUNKINGS; i++) {
-        rs_signature_t *s;
-        rs_job_t *job = rs_loadsig_begin(&s);
+        rs_signature_t* s;
+        rs_job_t* job = rs_loadsig_begin(&s);
         r = run_job(job, &sig, chunkings[i].cin, chunkings[i].cout, NULL);
-        if (r != RS_DONE)
-            fail("%s: loadsig job returned %d", label, r);
-        if (i == 0)
-            log_stats("loadsig job", rs_job_statistics(job), 1);
+        if (r != RS_DONE) fail("%s: loadsig job returned %d", label, r);
+        if (i == 0) log_stats("loadsig job", rs_job_statistics(job), 1);
         rs_job_free(job);
         rs_free_sumset(s);
     }
     f = rs_file_open(path_of(fname), "rb", 0);
     r = rs_loadsig_file(f, &sumset, &stats);
     rs_file_close(f);
-    if (r != RS_DONE)
-        fail("%s: rs_loadsig_file returned %d", label, r);
+    if (r != RS_DONE) fail("%s: rs_loadsig_file returned %d", label, r);
     log_stats("rs_loadsig_file", &stats, 0);
-    if (sig.n < 400)
-        rs_sumset_dump(sumset);
-    if (rs_build_hash_table(sumset) != RS_DONE)
-        fail("%s: rs_build_hash_table", label);
+    if (sig.n < 400) rs_sumset_dump(sumset);
+    if (rs_build_hash_table(sumset) != RS_DONE) fail("%s: rs_build_hash_table", label);
 
     /* Delta: every chunking gives the same bytes (the signature is not empty, or
      * the delta is a slack one and only the big buffer is used). */
     for (i = 0; i < N_CHUNKINGS; i++) {
         buf_t out = {0};
-        rs_job_t *job;
-        if (basis->n == 0 && i != N_CHUNKINGS - 1)
-            continue;
+        rs_job_t* job;
+        if (basis->n == 0 && i != N_CHUNKINGS - 1) continue;
         job = rs_delta_begin(sumset);
         r = run_job(job, newf, chunkings[i].cin, chunkings[i].cout, &out);
-        if (r != RS_DONE)
-            fail("%s: delta job returned %d", label, r);
+        if (r != RS_DONE) fail("%s: delta job returned %d", label, r);
         if (!delta.p && !delta.n)
             delta = out;
         else if (!buf_eq(&delta, &out))
             fail("%s: delta differs with chunking %zu/%zu", label, chunkings[i].cin, chunkings[i].cout);
-        if (i == N_CHUNKINGS - 1)
-            log_stats("delta job", rs_job_statistics(job), 1);
+        if (i == N_CHUNKINGS - 1) log_stats("delta job", rs_job_statistics(job), 1);
         rs_job_free(job);
-        if (out.p != delta.p)
-            free(out.p);
+        if (out.p != delta.p) free(out.p);
     }
     snprintf(fname, sizeof fname, "%s.delta", label);
     write_file(fname, &delta);
-    if (basis->n > 0)  /* a slack delta depends on rdiff's buffer size, see slack() */
+    if (basis->n > 0) /* a slack delta depends on rdiff's buffer size, see slack() */
         fprintf(manifest, "delta %s %s.sig %s.new\n", fname, label, name);
 
     /* rs_delta_file. */
@@ -352,13 +318,11 @@ static void roundtrip(const char *name, const buf_t *basis, const buf_t *newf, r
     r = rs_delta_file(sumset, f, g, &stats);
     rs_file_close(f);
     rs_file_close(g);
-    if (r != RS_DONE)
-        fail("%s: rs_delta_file returned %d", label, r);
+    if (r != RS_DONE) fail("%s: rs_delta_file returned %d", label, r);
     log_stats("rs_delta_file", &stats, 0);
     if (basis->n > 0) {
         buf_t other = read_file("tmp.delta");
-        if (!buf_eq(&delta, &other))
-            fail("%s: rs_delta_file output differs from the job's", label);
+        if (!buf_eq(&delta, &other)) fail("%s: rs_delta_file output differs from the job's", label);
         free(other.p);
     }
     rs_free_sumset(sumset);
@@ -367,14 +331,12 @@ static void roundtrip(const char *name, const buf_t *basis, const buf_t *newf, r
     for (i = 0; i < N_CHUNKINGS * 3; i++) {
         buf_t out = {0};
         mem_basis_t mb = {basis, (int)(i % 3)};
-        rs_job_t *job = rs_patch_begin(mem_copy_cb, &mb);
+        rs_job_t* job = rs_patch_begin(mem_copy_cb, &mb);
         r = run_job(job, &delta, chunkings[i / 3].cin, chunkings[i / 3].cout, &out);
-        if (r != RS_DONE)
-            fail("%s: patch job returned %d", label, r);
+        if (r != RS_DONE) fail("%s: patch job returned %d", label, r);
         if (!buf_eq(&out, newf))
             fail("%s: patch (chunking %u, callback mode %u) does not rebuild the new file", label, i / 3, i % 3);
-        if (i == 0)
-            log_stats("patch job", rs_job_statistics(job), 1);
+        if (i == 0) log_stats("patch job", rs_job_statistics(job), 1);
         rs_job_free(job);
         free(out.p);
     }
@@ -385,13 +347,11 @@ static void roundtrip(const char *name, const buf_t *basis, const buf_t *newf, r
     rs_file_close(f);
     rs_file_close(g);
     rs_file_close(h);
-    if (r != RS_DONE)
-        fail("%s: rs_patch_file returned %d", label, r);
+    if (r != RS_DONE) fail("%s: rs_patch_file returned %d", label, r);
     log_stats("rs_patch_file", &stats, 0);
     {
         buf_t other = read_file("tmp.new");
-        if (!buf_eq(&other, newf))
-            fail("%s: rs_patch_file does not rebuild the new file", label);
+        if (!buf_eq(&other, newf)) fail("%s: rs_patch_file does not rebuild the new file", label);
         free(other.p);
     }
     free(sig.p);
@@ -400,12 +360,11 @@ static void roundtrip(const char *name, const buf_t *basis, const buf_t *newf, r
 
 /* ---- slack deltas: one LITERAL per call / per buffer --------------------- */
 
-static void slack(void)
-{
+static void slack(void) {
     unsigned char empty_sig[12] = {0x72, 0x73, 0x01, 0x47, 0, 0, 1, 0, 0, 0, 0, 32};
     buf_t sigb = {0}, newf = random_bytes(1000), out = {0};
-    rs_signature_t *s;
-    rs_job_t *job;
+    rs_signature_t* s;
+    rs_job_t* job;
     rs_result r;
     FILE *f, *g;
     static const int inbufs[] = {0, 7, 100, 100000};
@@ -418,15 +377,13 @@ static void slack(void)
     job = rs_loadsig_begin(&s);
     r = run_job(job, &sigb, 12, 0, NULL);
     rs_job_free(job);
-    if (r != RS_DONE || rs_build_hash_table(s) != RS_DONE)
-        fail("slack: loading the empty signature");
+    if (r != RS_DONE || rs_build_hash_table(s) != RS_DONE) fail("slack: loading the empty signature");
 
     /* Job API: input offered 100 bytes per call gives ten 100-byte literals. */
     job = rs_delta_begin(s);
     r = run_job(job, &newf, 100, 1 << 16, &out);
     rs_job_free(job);
-    if (r != RS_DONE || out.n != 4 + 10 * 102 + 1)
-        fail("slack: job API delta has %zu bytes", out.n);
+    if (r != RS_DONE || out.n != 4 + 10 * 102 + 1) fail("slack: job API delta has %zu bytes", out.n);
     write_file("slack-job100.delta", &out);
     free(out.p);
 
@@ -440,8 +397,7 @@ static void slack(void)
         r = rs_delta_file(s, f, g, NULL);
         rs_file_close(f);
         rs_file_close(g);
-        if (r != RS_DONE)
-            fail("slack: rs_delta_file returned %d", r);
+        if (r != RS_DONE) fail("slack: rs_delta_file returned %d", r);
         if (inbufs[i])
             fprintf(manifest, "delta %s slack.sig slack.new -I %d\n", name, inbufs[i]);
         else
@@ -456,11 +412,10 @@ static void slack(void)
 
 /* ---- bad inputs: result codes and trace lines ---------------------------- */
 
-static void bad_signature(const char *what, const unsigned char *bytes, size_t n)
-{
+static void bad_signature(const char* what, const unsigned char* bytes, size_t n) {
     buf_t in = {0};
-    rs_signature_t *s;
-    rs_job_t *job = rs_loadsig_begin(&s);
+    rs_signature_t* s;
+    rs_job_t* job = rs_loadsig_begin(&s);
     rs_result r;
     buf_add(&in, bytes, n);
     fprintf(log_file, "-- loadsig %s\n", what);
@@ -471,11 +426,10 @@ static void bad_signature(const char *what, const unsigned char *bytes, size_t n
     free(in.p);
 }
 
-static void bad_delta(const char *what, const unsigned char *bytes, size_t n)
-{
+static void bad_delta(const char* what, const unsigned char* bytes, size_t n) {
     buf_t in = {0}, out = {0}, basis = {0};
     mem_basis_t mb = {&basis, 0};
-    rs_job_t *job = rs_patch_begin(mem_copy_cb, &mb);
+    rs_job_t* job = rs_patch_begin(mem_copy_cb, &mb);
     rs_result r;
     buf_add(&basis, "0123456789", 10);
     buf_add(&in, bytes, n);
@@ -488,8 +442,7 @@ static void bad_delta(const char *what, const unsigned char *bytes, size_t n)
     free(basis.p);
 }
 
-static void errors(void)
-{
+static void errors(void) {
     static const unsigned char sig_short[] = {0x72, 0x73, 0x01, 0x47, 0, 0};
     static const unsigned char sig_block0[] = {0x72, 0x73, 0x01, 0x47, 0, 0, 0, 0, 0, 0, 0, 8};
     static const unsigned char sig_strong33[] = {0x72, 0x73, 0x01, 0x47, 0, 0, 1, 0, 0, 0, 0, 33};
@@ -505,11 +458,11 @@ static void errors(void)
     static const unsigned char d_lit0[] = {0x72, 0x73, 0x02, 0x36, 0x41, 0, 0};
     static const unsigned char d_littrunc[] = {0x72, 0x73, 0x02, 0x36, 0x05, 'a', 'b'};
     static const unsigned char d_copy0[] = {0x72, 0x73, 0x02, 0x36, 0x45, 0, 0, 0};
-    static const unsigned char d_copyneg[] = {0x72, 0x73, 0x02, 0x36, 0x51, 0xff, 0xff, 0xff, 0xff,
-                                              0xff, 0xff, 0xff, 0xff, 1, 0};
+    static const unsigned char d_copyneg[] = {0x72, 0x73, 0x02, 0x36, 0x51, 0xff, 0xff, 0xff,
+                                              0xff, 0xff, 0xff, 0xff, 0xff, 1,    0};
     static const unsigned char d_pastend[] = {0x72, 0x73, 0x02, 0x36, 0x45, 8, 5, 0};
     static const unsigned char d_ok[] = {0x72, 0x73, 0x02, 0x36, 0x02, 'h', 'i', 0x45, 2, 3, 0, 0xff, 0xff};
-    rs_job_t *job;
+    rs_job_t* job;
     rs_buffers_t b;
     char out[64];
     int k;
@@ -542,8 +495,7 @@ static void errors(void)
     b.eof_in = 1;
     b.next_out = out;
     b.avail_out = sizeof out;
-    for (k = 0; k < 2; k++)
-        fprintf(log_file, "result %d\n", (int)rs_job_iter(job, &b));
+    for (k = 0; k < 2; k++) fprintf(log_file, "result %d\n", (int)rs_job_iter(job, &b));
     rs_job_free(job);
     fprintf(log_file, "-- signature md4 strong_len 17\n");
     job = rs_sig_begin(16, 17, RS_MD4_SIG_MAGIC);
@@ -557,18 +509,21 @@ static void errors(void)
 
 /* ---- utilities ------------------------------------------------------------ */
 
-static void utils(void)
-{
-    FILE *u = fopen(path_of("utils.txt"), "w");
+static void utils(void) {
+    FILE* u = fopen(path_of("utils.txt"), "w");
     unsigned char digest[16];
     char hex[80], b64[200];
     buf_t data = random_bytes(1000);
-    rs_mdfour_t *md = malloc(96); /* librsync's private layout is 96 bytes */
-    static const rs_long_t sizes[] = {-1, 0, 1, 255, 256, 65536, 100000, 131072, 1000000, 4194304, 10000000,
-                                      1073741824LL, 10000000000LL};
+    rs_mdfour_t* md = malloc(96); /* librsync's private layout is 96 bytes */
+    static const rs_long_t sizes[] = {-1,     0,       1,       255,      256,          65536,        100000,
+                                      131072, 1000000, 4194304, 10000000, 1073741824LL, 10000000000LL};
     static const size_t strongs[] = {0, (size_t)-1, 2, 8, 16, 17, 32, 33};
-    static const rs_magic_number magics[] = {0, RS_MD4_SIG_MAGIC, RS_BLAKE2_SIG_MAGIC, RS_RK_MD4_SIG_MAGIC,
-                                             RS_RK_BLAKE2_SIG_MAGIC, (rs_magic_number)0x72730148};
+    static const rs_magic_number magics[] = {0,
+                                             RS_MD4_SIG_MAGIC,
+                                             RS_BLAKE2_SIG_MAGIC,
+                                             RS_RK_MD4_SIG_MAGIC,
+                                             RS_RK_BLAKE2_SIG_MAGIC,
+                                             (rs_magic_number)0x72730148};
     rs_stats_t st;
     char line[1000];
     size_t i, j, k, n;
@@ -588,14 +543,12 @@ static void utils(void)
         rs_mdfour_begin(md);
         for (i = 0; i < n;) { /* odd pieces, crossing 64-byte blocks */
             size_t piece = (i * 7 + 3) % 71;
-            if (piece > n - i)
-                piece = n - i;
+            if (piece > n - i) piece = n - i;
             rs_mdfour_update(md, data.p + i, piece);
             i += piece;
         }
         rs_mdfour_result(md, digest);
-        if (memcmp(once, digest, 16))
-            fail("rs_mdfour_update in pieces differs at length %zu", n);
+        if (memcmp(once, digest, 16)) fail("rs_mdfour_update in pieces differs at length %zu", n);
         rs_hexify(hex, digest, 16);
         fprintf(u, "md4(%zu) %s\n", n, hex);
     }
@@ -610,8 +563,7 @@ static void utils(void)
     strcpy(b64, "YW!Jj");
     fprintf(u, "unbase64(YW!Jj) %zu\n", rs_unbase64(b64));
     for (code = -1; code <= 110; code++)
-        if (code <= 2 || code == 77 || code >= 100)
-            fprintf(u, "strerror(%d) %s\n", code, rs_strerror((rs_result)code));
+        if (code <= 2 || code == 77 || code >= 100) fprintf(u, "strerror(%d) %s\n", code, rs_strerror((rs_result)code));
     for (i = 0; i < sizeof magics / sizeof magics[0]; i++)
         for (j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
             for (k = 0; k < sizeof strongs / sizeof strongs[0]; k++) {
@@ -640,8 +592,7 @@ static void utils(void)
 
 static char last_trace[1000];
 
-static void trace_to_buffer(rs_loglevel level, char const *msg)
-{
+static void trace_to_buffer(rs_loglevel level, char const* msg) {
     (void)level;
     snprintf(last_trace, sizeof last_trace, "%s", msg);
 }
@@ -650,29 +601,25 @@ static void trace_to_buffer(rs_loglevel level, char const *msg)
  * a delta on a signature whose hash table was not built fails with RS_PARAM_ERROR
  * (librsync asserts and aborts), and job statistics count the bytes a job took
  * and gave (librsync's count only what passes its whole-file buffers, so 0). */
-static void ours_only(void)
-{
+static void ours_only(void) {
     static const unsigned char sig[] = {0x72, 0x73, 0x01, 0x47, 0, 0, 0, 4, 0, 0, 0, 8,
-                                        1, 2, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8};
+                                        1,    2,    3,    4,    1, 2, 3, 4, 5, 6, 7, 8};
     buf_t in = {0}, out = {0};
-    rs_signature_t *s;
-    rs_job_t *job = rs_loadsig_begin(&s);
+    rs_signature_t* s;
+    rs_job_t* job = rs_loadsig_begin(&s);
     rs_result r;
-    const rs_stats_t *st;
+    const rs_stats_t* st;
 
     rs_trace_to(trace_to_buffer); /* keep log.txt the same as Debian's */
     buf_add(&in, sig, sizeof sig);
-    if (run_job(job, &in, 3, 0, NULL) != RS_DONE)
-        fail("ours: loading a one-block signature");
+    if (run_job(job, &in, 3, 0, NULL) != RS_DONE) fail("ours: loading a one-block signature");
     st = rs_job_statistics(job);
     if (st->in_bytes != (rs_long_t)sizeof sig || st->sig_blocks != 1 || st->block_len != 4)
-        fail("ours: loadsig statistics in=%jd blocks=%jd block_len=%zu", st->in_bytes, st->sig_blocks,
-             st->block_len);
+        fail("ours: loadsig statistics in=%jd blocks=%jd block_len=%zu", st->in_bytes, st->sig_blocks, st->block_len);
     rs_job_free(job);
     job = rs_delta_begin(s); /* no rs_build_hash_table() */
     r = run_job(job, &in, 100, 100, &out);
-    if (r != RS_PARAM_ERROR)
-        fail("ours: delta without a hash table returned %d, not RS_PARAM_ERROR", r);
+    if (r != RS_PARAM_ERROR) fail("ours: delta without a hash table returned %d, not RS_PARAM_ERROR", r);
     if (strcmp(last_trace, "librsync: ERROR: (rs_job_complete) delta job failed: unexplained problem\n"))
         fail("ours: delta without a hash table logged %s", last_trace);
     rs_job_free(job);
@@ -689,12 +636,11 @@ static void ours_only(void)
     free(out.p);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char** argv) {
     static const rs_magic_number formats[] = {RS_MD4_SIG_MAGIC, RS_BLAKE2_SIG_MAGIC, RS_RK_MD4_SIG_MAGIC,
                                               RS_RK_BLAKE2_SIG_MAGIC};
     struct {
-        const char *name;
+        const char* name;
         buf_t basis, newf;
     } pairs[5];
     unsigned i, f;
@@ -723,10 +669,8 @@ int main(int argc, char **argv)
     pairs[2].name = "emptybasis";
     pairs[2].newf = random_bytes(3000);
     pairs[3].name = "zeros";
-    for (i = 0; i < 4096; i++)
-        buf_add(&pairs[3].basis, "", 1);
-    for (i = 0; i < 5000; i++)
-        buf_add(&pairs[3].newf, i % 1000 ? "" : "z", 1);
+    for (i = 0; i < 4096; i++) buf_add(&pairs[3].basis, "", 1);
+    for (i = 0; i < 5000; i++) buf_add(&pairs[3].newf, i % 1000 ? "" : "z", 1);
     pairs[4].name = "emptynew";
     pairs[4].basis = random_bytes(3000);
 
@@ -738,15 +682,13 @@ int main(int argc, char **argv)
         for (f = 0; f < 4; f++) {
             roundtrip(pairs[i].name, &pairs[i].basis, &pairs[i].newf, formats[f], 64, 8);
             roundtrip(pairs[i].name, &pairs[i].basis, &pairs[i].newf, formats[f], 512, 0);
-            if (i == 1)
-                roundtrip(pairs[i].name, &pairs[i].basis, &pairs[i].newf, formats[f], 5, 2);
+            if (i == 1) roundtrip(pairs[i].name, &pairs[i].basis, &pairs[i].newf, formats[f], 5, 2);
         }
     }
     slack();
     errors();
     utils();
-    if (argc == 3)
-        ours_only();
+    if (argc == 3) ours_only();
 
     fclose(manifest);
     fclose(log_file);

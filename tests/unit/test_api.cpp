@@ -122,7 +122,8 @@ TEST_CASE("drive_job can be cancelled, and reports a sink's error") {
     options.cancelled = [&] { return ++polls == 3; };
     auto j = make_signature_job(recommended_sig_params(basis.size()));
     memory_source in(basis);
-    auto r = drive_job(*j, in, [](std::span<const std::uint8_t>) -> result<void> { return {}; }, options);
+    auto r = drive_job(
+        *j, in, [](std::span<const std::uint8_t>) -> result<void> { return {}; }, options);
     REQUIRE_FALSE(r);
     CHECK(r.err().code == errc::io_error);
     CHECK(r.err().message.find("cancelled") != std::string::npos);
@@ -176,19 +177,21 @@ TEST_CASE("make_signature_from reports progress through its sink and stops when 
     const auto params = recommended_sig_params(data.size());
     std::vector<std::uint8_t> whole;
     int calls = 0;
-    auto done = make_signature_from(basis, data.size(), params, job_options{}, [&](std::span<const std::uint8_t> b) -> result<void> {
-        ++calls;
-        whole.insert(whole.end(), b.begin(), b.end());
-        return {};
-    });
+    auto done = make_signature_from(basis, data.size(), params, job_options{},
+                                    [&](std::span<const std::uint8_t> b) -> result<void> {
+                                        ++calls;
+                                        whole.insert(whole.end(), b.begin(), b.end());
+                                        return {};
+                                    });
     REQUIRE(done);
     CHECK(calls >= 2);
     CHECK(whole == *make_signature(data, params));
     int seen = 0;
-    auto cancelled = make_signature_from(basis, data.size(), params, job_options{}, [&](std::span<const std::uint8_t>) -> result<void> {
-        if (++seen == 2) return fail(errc::io_error, "cancelled by the caller");
-        return {};
-    });
+    auto cancelled = make_signature_from(basis, data.size(), params, job_options{},
+                                         [&](std::span<const std::uint8_t>) -> result<void> {
+                                             if (++seen == 2) return fail(errc::io_error, "cancelled by the caller");
+                                             return {};
+                                         });
     REQUIRE_FALSE(cancelled);
     CHECK(cancelled.err().message == "cancelled by the caller");
     CHECK(seen == 2);
@@ -235,10 +238,13 @@ TEST_CASE("drive_job: end_on_empty_read offers short reads as they come; any out
         std::vector<std::uint8_t> delta;
         auto j = make_delta_job(empty);
         trickle in(data);
-        REQUIRE(drive_job(*j, in, [&](std::span<const std::uint8_t> b) -> result<void> {
-            delta.insert(delta.end(), b.begin(), b.end());
-            return {};
-        }, options));
+        REQUIRE(drive_job(
+            *j, in,
+            [&](std::span<const std::uint8_t> b) -> result<void> {
+                delta.insert(delta.end(), b.begin(), b.end());
+                return {};
+            },
+            options));
         CHECK(delta == expected);
         CHECK(j->stats().lit_cmds == 26);
     }

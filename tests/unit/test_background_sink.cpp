@@ -17,11 +17,13 @@ TEST_CASE("background_sink hands every byte over in order, on another thread") {
     test::bytes got;
     std::thread::id writer;
     {
-        background_sink behind([&](std::span<const std::uint8_t> b) -> result<void> {
-            writer = std::this_thread::get_id();
-            got.insert(got.end(), b.begin(), b.end());
-            return {};
-        }, 4096, 2);
+        background_sink behind(
+            [&](std::span<const std::uint8_t> b) -> result<void> {
+                writer = std::this_thread::get_id();
+                got.insert(got.end(), b.begin(), b.end());
+                return {};
+            },
+            4096, 2);
         auto sink = behind.sink();
         // Pieces of every size, some larger than a buffer.
         for (std::size_t at = 0, n = 1; at < data.size(); at += n, n = n * 3 % 10007 + 1) {
@@ -36,10 +38,12 @@ TEST_CASE("background_sink hands every byte over in order, on another thread") {
 
 TEST_CASE("background_sink returns the downstream error, and stops writing after it") {
     int calls = 0;
-    background_sink behind([&](std::span<const std::uint8_t>) -> result<void> {
-        ++calls;
-        return fail(errc::io_error, "out: write failed: No space left on device");
-    }, 1000, 1);
+    background_sink behind(
+        [&](std::span<const std::uint8_t>) -> result<void> {
+            ++calls;
+            return fail(errc::io_error, "out: write failed: No space left on device");
+        },
+        1000, 1);
     const auto data = test::random_bytes(100'000, 12);
     result<void> r;
     for (std::size_t at = 0; at < data.size() && r.ok(); at += 500) r = behind.write({data.data() + at, 500});
@@ -55,11 +59,13 @@ TEST_CASE("background_sink bounds what waits for a slow output, and drops it wit
     std::atomic<int> calls{0};
     std::atomic<bool> release{false};
     {
-        background_sink behind([&](std::span<const std::uint8_t>) -> result<void> {
-            ++calls;
-            while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            return {};
-        }, 100, 2);
+        background_sink behind(
+            [&](std::span<const std::uint8_t>) -> result<void> {
+                ++calls;
+                while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                return {};
+            },
+            100, 2);
         const auto data = test::random_bytes(100, 13);
         REQUIRE(behind.write(data).ok());  // being written (blocked)
         REQUIRE(behind.write(data).ok());  // waiting

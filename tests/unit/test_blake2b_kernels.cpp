@@ -9,9 +9,9 @@
 // blocks.
 #include "test_helpers.hpp"
 
-#include "cpu/cpu_features.hpp"
 #include "checksum/blake2b_kernels.hpp"
 #include "checksum/blake2b_many.hpp"
+#include "cpu/cpu_features.hpp"
 
 #include <blake2.h>
 #include <doctest/doctest.h>
@@ -84,7 +84,7 @@ void check_many(const std::uint8_t* data, std::size_t len, std::size_t count) {
 // Two pages per lane, the second PROT_NONE: lane i's message ends exactly where
 // its guard page begins.
 class guarded_pages {
-  public:
+public:
     explicit guarded_pages(std::size_t lanes)
         : page_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))), lanes_(lanes), size_(2 * page_ * lanes) {
         void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -101,7 +101,7 @@ class guarded_pages {
     std::uint8_t* lane(std::size_t i) const { return base_ + 2 * i * page_; }
     std::uint8_t* lane_end(std::size_t i) const { return lane(i) + page_; }
 
-  private:
+private:
     std::size_t page_, lanes_, size_;
     std::uint8_t* base_ = nullptr;
 };

@@ -6,8 +6,8 @@
 #include <rdelta/version.hpp>
 
 #include <initializer_list>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -16,8 +16,7 @@ using namespace rdelta::cli;
 using rdelta::codec;
 using strings = std::vector<std::string>;
 
-std::variant<request, usage_error> parse(std::initializer_list<const char*> args,
-                                         bool as_rdiff = true) {
+std::variant<request, usage_error> parse(std::initializer_list<const char*> args, bool as_rdiff = true) {
     std::vector<const char*> argv{as_rdiff ? "rdiff" : "rdelta"};
     argv.insert(argv.end(), args);
     return parse_command_line(static_cast<int>(argv.size()), argv.data(), as_rdiff);
@@ -68,7 +67,7 @@ TEST_CASE("option forms") {
     CHECK(block_size({"-b", "512", "sig"}) == 512);
     CHECK(block_size({"--block-size=512", "sig"}) == 512);
     CHECK(block_size({"--block-size", "512", "sig"}) == 512);
-    CHECK(block_size({"-b=512", "sig"}) == 512);  // popt skips '=' after a short option
+    CHECK(block_size({"-b=512", "sig"}) == 512);                   // popt skips '=' after a short option
     CHECK(rejected({"-b", "=5"}) == "invalid numeric value: =5");  // ...only when glued
     CHECK(accepted({"-S", "8", "-I", "9", "-O", "10", "sig"}).sum_size == 8);
     CHECK(accepted({"--input-size=9", "sig"}).input_size == 9);
@@ -138,8 +137,7 @@ TEST_CASE("numbers: junk and range") {
     CHECK(rejected({"-b", "3000000000"}) == "number too large or too small: 3000000000");
     CHECK(rejected({"-S", "2147483648"}) == "number too large or too small: 2147483648");
     CHECK(rejected({"-I", "-2147483649"}) == "number too large or too small: -2147483649");
-    CHECK(rejected({"-O", "99999999999999999999"}) ==
-          "number too large or too small: 99999999999999999999");
+    CHECK(rejected({"-O", "99999999999999999999"}) == "number too large or too small: 99999999999999999999");
     // Junk is reported before range, as popt does.
     CHECK(rejected({"-b", "99999999999999999999x"}) == "invalid numeric value: 99999999999999999999x");
 }
@@ -208,8 +206,7 @@ TEST_CASE("action: a prefix of signature, delta or patch") {
 TEST_CASE("delta and patch need their first file") {
     CHECK(rejected({"d"}) == "Usage for delta: rdiff [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]");
     CHECK(rejected({"patch", "-s"}) == "Usage for patch: rdiff [OPTIONS] patch BASIS [DELTA [NEW]]");
-    CHECK(rejected({"delta"}, false) ==
-          "Usage for delta: rdelta [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]");
+    CHECK(rejected({"delta"}, false) == "Usage for delta: rdelta [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]");
     CHECK(rejected({"p"}, false) == "Usage for patch: rdelta [OPTIONS] patch BASIS [DELTA [NEW]]");
     CHECK(accepted({"delta", "-"}).files == strings{"-"});
 }
@@ -220,8 +217,7 @@ TEST_CASE("-- ends the options") {
     CHECK(accepted({"signature", "--", "-b", "5"}).files == strings{"-b", "5"});
     CHECK(accepted({"-s", "--", "sig", "--"}).files == strings{"--"});
     CHECK(rejected({"--", "-V"}) == "You must specify an action: `signature', `delta', or `patch'.");
-    CHECK(rejected({"--", "--bogus"}) ==
-          "You must specify an action: `signature', `delta', or `patch'.");
+    CHECK(rejected({"--", "--bogus"}) == "You must specify an action: `signature', `delta', or `patch'.");
 }
 
 TEST_CASE("options anywhere; '-' is a file") {
@@ -269,8 +265,7 @@ TEST_CASE("rdelta extensions under the name rdelta") {
     CHECK(accepted({"--progress", "sig"}, false).progress == true);
     CHECK(accepted({"--no-progress", "sig"}, false).progress == false);
     CHECK(accepted({"--nocache", "sig"}, false).nocache);
-    CHECK(rejected({"-j", "9223372036854775808"}, false) ==
-          "number too large or too small: 9223372036854775808");
+    CHECK(rejected({"-j", "9223372036854775808"}, false) == "number too large or too small: 9223372036854775808");
     CHECK(rejected({"--threads=2x"}, false) == "invalid numeric value: --threads=2x");
     CHECK(rejected({"--progress=1"}, false) == "option does not take an argument: --progress=1");
 }
@@ -356,22 +351,23 @@ TEST_CASE("help text: rdiff's, byte for byte") {
 
 TEST_CASE("help text: rdelta's lists every option") {
     const std::string help = help_text(false);
-    CHECK(help.starts_with("Usage: rdelta [OPTIONS] signature [BASIS [SIGNATURE]]\n"
-                           "              [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n"
-                           "              [OPTIONS] patch BASIS [DELTA [NEWFILE]]\n"
-                           "              recover IMAGE\n"
-                           "              verify IMAGE\n"
-                           "              [OPTIONS] push IMAGE [USER@]HOST:PATH\n"
-                           "              info [--check] [--json] FILE\n"
-                           "              benchmark [--json]\n\n"));
+    CHECK(
+        help.starts_with("Usage: rdelta [OPTIONS] signature [BASIS [SIGNATURE]]\n"
+                         "              [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n"
+                         "              [OPTIONS] patch BASIS [DELTA [NEWFILE]]\n"
+                         "              recover IMAGE\n"
+                         "              verify IMAGE\n"
+                         "              [OPTIONS] push IMAGE [USER@]HOST:PATH\n"
+                         "              info [--check] [--json] FILE\n"
+                         "              benchmark [--json]\n\n"));
     // Everything rdiff lists, in the same layout...
     const std::string rdiff_options = help_text(true).substr(help_text(true).find("Options:"));
     CHECK(help.find(rdiff_options) != std::string::npos);
     // ...then the extensions.
-    for (const char* line : {"  -j, --threads=N           ", "      --progress            ",
-                             "      --no-progress         ", "      --nocache             ",
-                             "  -z, --gzip[=LEVEL]        ", "  -i, --bzip2[=LEVEL]       ",
-                             "      --zstd[=LEVEL]        "}) {
+    for (const char* line :
+         {"  -j, --threads=N           ", "      --progress            ", "      --no-progress         ",
+          "      --nocache             ", "  -z, --gzip[=LEVEL]        ", "  -i, --bzip2[=LEVEL]       ",
+          "      --zstd[=LEVEL]        "}) {
         CAPTURE(line);
         CHECK(help.find(std::string("\n") + line) != std::string::npos);
     }
@@ -408,8 +404,9 @@ TEST_CASE("options apply to the commands their rows name") {
     for (const char* command : {"signature", "delta", "patch"})
         for (bool as_rdiff : {true, false}) {
             CAPTURE(command);
-            const request r = accepted({"-v", "-s", "-f", "-H", "md4", "-R", "rollsum", "-b", "512", "-S", "8", "-I", "9",
-                                        "-O", "9", "--stats", command, "x"}, as_rdiff);
+            const request r = accepted({"-v", "-s", "-f", "-H", "md4", "-R", "rollsum", "-b", "512", "-S", "8", "-I",
+                                        "9", "-O", "9", "--stats", command, "x"},
+                                       as_rdiff);
             CHECK(r.block_size == 512);
         }
 }

@@ -78,7 +78,9 @@ result<test::bytes> decompress(test::bytes compressed, std::size_t chunk = 1 << 
 }
 
 /// Compressible but not trivial: text-like bytes from a small alphabet.
-test::bytes sample(std::size_t n) { return test::random_bytes(n, 7, 12); }
+test::bytes sample(std::size_t n) {
+    return test::random_bytes(n, 7, 12);
+}
 
 }  // namespace
 
@@ -141,7 +143,8 @@ TEST_CASE("round trip through writer and reader, tiny and large chunks") {
                 const test::bytes packed = compress(c, level, part, write_chunk);
                 CHECK(detect_codec(packed) == c);
                 CHECK(packed.size() < part.size());
-                for (std::size_t read_chunk : {std::size_t{1}, std::size_t{3}, std::size_t{65537}, std::size_t{1} << 20}) {
+                for (std::size_t read_chunk :
+                     {std::size_t{1}, std::size_t{3}, std::size_t{65537}, std::size_t{1} << 20}) {
                     if (read_chunk < 8 && write_chunk != 7) continue;
                     CAPTURE(read_chunk);
                     auto back = decompress(packed, read_chunk);
@@ -268,10 +271,10 @@ TEST_CASE("errors of the sink and the source come back unchanged") {
 
 TEST_CASE("zstd frames built by hand: raw and RLE blocks, skippable frames") {
     // Single-segment frames with a 1-byte content size, then one last block.
-    const test::bytes raw = test::from_hex("28b52ffd 20 03 | 190000 616263");    // raw "abc"
-    const test::bytes rle = test::from_hex("28b52ffd 20 05 | 2b0000 78");        // RLE "xxxxx"
-    const test::bytes skip = test::from_hex("502a4d18 03000000 | 010203");       // skippable, 3 bytes
-    test::bytes all = raw;  // detection needs a frame first
+    const test::bytes raw = test::from_hex("28b52ffd 20 03 | 190000 616263");  // raw "abc"
+    const test::bytes rle = test::from_hex("28b52ffd 20 05 | 2b0000 78");      // RLE "xxxxx"
+    const test::bytes skip = test::from_hex("502a4d18 03000000 | 010203");     // skippable, 3 bytes
+    test::bytes all = raw;                                                     // detection needs a frame first
     for (const auto* part : {&skip, &rle}) all.insert(all.end(), part->begin(), part->end());
     auto back = decompress(all, 2);
     REQUIRE(back);
@@ -287,13 +290,12 @@ TEST_CASE("zstd frames built by hand: raw and RLE blocks, skippable frames") {
 
 TEST_CASE("zstd streams other tools make: a skippable frame first, several frames") {
     // pzstd: before each frame, a skippable frame holding the frame's size.
-    const test::bytes raw = test::from_hex("28b52ffd 20 03 | 190000 616263");    // raw "abc"
-    const test::bytes rle = test::from_hex("28b52ffd 20 05 | 2b0000 78");        // RLE "xxxxx"
+    const test::bytes raw = test::from_hex("28b52ffd 20 03 | 190000 616263");  // raw "abc"
+    const test::bytes rle = test::from_hex("28b52ffd 20 05 | 2b0000 78");      // RLE "xxxxx"
     const test::bytes skip = test::from_hex("502a4d18 04000000 | 0b000000");
-    const test::bytes skip_other = test::from_hex("5f2a4d18 00000000");          // empty, last magic
+    const test::bytes skip_other = test::from_hex("5f2a4d18 00000000");  // empty, last magic
     test::bytes all;
-    for (const auto* part : {&skip, &raw, &skip_other, &skip, &rle})
-        all.insert(all.end(), part->begin(), part->end());
+    for (const auto* part : {&skip, &raw, &skip_other, &skip, &rle}) all.insert(all.end(), part->begin(), part->end());
     for (std::size_t chunk : {1, 3, 1 << 16}) {
         CAPTURE(chunk);
         auto back = decompress(all, chunk);
@@ -303,7 +305,8 @@ TEST_CASE("zstd streams other tools make: a skippable frame first, several frame
     // Every cut that is not between two frames is a truncation (from 4 bytes on:
     // fewer cannot be told from an uncompressed input).
     std::vector<std::size_t> boundaries{0};
-    for (const auto* part : {&skip, &raw, &skip_other, &skip, &rle}) boundaries.push_back(boundaries.back() + part->size());
+    for (const auto* part : {&skip, &raw, &skip_other, &skip, &rle})
+        boundaries.push_back(boundaries.back() + part->size());
     for (std::size_t cut = 4; cut < all.size(); ++cut) {
         CAPTURE(cut);
         auto cut_back = decompress(test::bytes(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(cut)));

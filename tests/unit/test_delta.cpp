@@ -57,13 +57,19 @@ TEST_CASE("tail match: basis 'hello', new 'ahello'") {
 
 TEST_CASE("identical file without repeats is one merged COPY") {
     const auto data = test::random_bytes(256 * 40, 1);
-    CHECK(delta_hex(data, data) == "72730236" "46" "00" "2800" "00");
+    CHECK(delta_hex(data, data) ==
+          "72730236"
+          "46"
+          "00"
+          "2800"
+          "00");
 }
 
 TEST_CASE("duplicate blocks all map to the first, and only contiguous copies merge") {
     const test::bytes zeros(1024, 0);
     // Four COPY(0,256): the table keeps only block 0 for identical blocks.
-    CHECK(delta_hex(zeros, zeros) == test::to_hex(test::from_hex("72730236 46 00 0100 46 00 0100 46 00 0100 46 00 0100 00")));
+    CHECK(delta_hex(zeros, zeros) ==
+          test::to_hex(test::from_hex("72730236 46 00 0100 46 00 0100 46 00 0100 46 00 0100 00")));
 }
 
 TEST_CASE("empty new file and empty signature") {
@@ -137,7 +143,8 @@ TEST_CASE("small pushes are gathered and scanned together, on all threads, with 
     auto next = basis;
     const auto noise = test::random_bytes(next.size(), 32);
     for (std::size_t at = 50000; at + 5000 < next.size(); at += 700001)
-        std::copy_n(noise.begin() + static_cast<std::ptrdiff_t>(at), 3000, next.begin() + static_cast<std::ptrdiff_t>(at));
+        std::copy_n(noise.begin() + static_cast<std::ptrdiff_t>(at), 3000,
+                    next.begin() + static_cast<std::ptrdiff_t>(at));
     next.insert(next.begin() + (2u << 20), noise.begin(), noise.begin() + 777);
     std::copy_n(noise.begin(), 1u << 20, next.begin() + (4u << 20));
     for (std::uint32_t m : {0x72730136u, 0x72730147u}) {
@@ -206,7 +213,8 @@ TEST_CASE("parallel scanning gives the sequential delta") {
     auto next = basis;
     for (std::size_t at = 100000; at + 2000 < next.size(); at += 300007) {
         next.insert(next.begin() + static_cast<std::ptrdiff_t>(at), noise.begin(), noise.begin() + 777);
-        next.erase(next.begin() + static_cast<std::ptrdiff_t>(at + 5000), next.begin() + static_cast<std::ptrdiff_t>(at + 5100));
+        next.erase(next.begin() + static_cast<std::ptrdiff_t>(at + 5000),
+                   next.begin() + static_cast<std::ptrdiff_t>(at + 5100));
     }
     for (std::uint32_t block : {16u, 100u, 1024u}) {
         for (std::uint32_t m : {0x72730136u, 0x72730147u}) {
@@ -263,8 +271,18 @@ namespace {
 // at offsets 0..count-1 and all-zero strong sums: every such window hits, none matches.
 test::bytes crafted_signature(const test::bytes& data, std::uint32_t block, std::size_t count) {
     constexpr std::uint32_t mult = 0x08104225u;
-    test::bytes sig = {0x72, 0x73, 0x01, 0x47, static_cast<std::uint8_t>(block >> 24), static_cast<std::uint8_t>(block >> 16),
-                       static_cast<std::uint8_t>(block >> 8), static_cast<std::uint8_t>(block), 0, 0, 0, 32};
+    test::bytes sig = {0x72,
+                       0x73,
+                       0x01,
+                       0x47,
+                       static_cast<std::uint8_t>(block >> 24),
+                       static_cast<std::uint8_t>(block >> 16),
+                       static_cast<std::uint8_t>(block >> 8),
+                       static_cast<std::uint8_t>(block),
+                       0,
+                       0,
+                       0,
+                       32};
     std::uint32_t h = 1, top = 1;
     for (std::uint32_t i = 0; i < block; ++i) h = h * mult + data[i], top *= mult;
     for (std::size_t i = 0; i < count; ++i) {

@@ -1,7 +1,7 @@
 // test_delta_holes.cpp - runs of zeros passed to the delta job without being
 // scanned, and deltas of sparse files, give exactly the scanned delta.
-#include "test_helpers.hpp"
 #include "delta/delta_job.hpp"
+#include "test_helpers.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>
@@ -96,9 +96,9 @@ TEST_CASE("feed_zeros encodes runs of zeros exactly as scanning them") {
     // literal run), passed whole and in parts of both kinds.
     for (std::size_t run : {std::size_t{999}, std::size_t{100001}}) {
         const std::vector<piece> layouts[] = {
-            {{{}, run}, {mid, 0}},                                   // run at the start
-            {{head, 0}, {noise, run}, {mid, 0}},                     // literal pending before the run
-            {{head, run}, {{}, 17}, {mid, run}},                     // run reaching the end
+            {{{}, run}, {mid, 0}},                // run at the start
+            {{head, 0}, {noise, run}, {mid, 0}},  // literal pending before the run
+            {{head, run}, {{}, 17}, {mid, run}},  // run reaching the end
             {{noise, run}, {head, 0}},
         };
         for (const auto& layout : layouts) {
@@ -111,7 +111,8 @@ TEST_CASE("feed_zeros encodes runs of zeros exactly as scanning them") {
                         auto half_zeros = test::random_bytes(4 * block, 45);
                         half_zeros.resize(half_zeros.size() + block / 2, 0);
                         half_zeros.insert(half_zeros.end(), mid.begin(), mid.end());
-                        for (const test::bytes* basis : {&with_zeros, &without_zeros, static_cast<const test::bytes*>(&half_zeros)}) {
+                        for (const test::bytes* basis :
+                             {&with_zeros, &without_zeros, static_cast<const test::bytes*>(&half_zeros)}) {
                             CAPTURE(run);
                             CAPTURE(m);
                             CAPTURE(block);
@@ -139,7 +140,8 @@ public:
     sparse_memory_file(const test::bytes& bytes, std::vector<std::pair<std::uint64_t, std::uint64_t>> holes)
         : bytes_(bytes), holes_(std::move(holes)) {}
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-        const std::size_t n = pos >= bytes_.size() ? 0 : std::min(out.size(), bytes_.size() - static_cast<std::size_t>(pos));
+        const std::size_t n =
+            pos >= bytes_.size() ? 0 : std::min(out.size(), bytes_.size() - static_cast<std::size_t>(pos));
         for (const auto& [from, to] : holes_)
             if (pos < to && pos + n > from) read_holes = true;
         std::copy_n(bytes_.begin() + static_cast<std::ptrdiff_t>(pos), n, out.begin());
@@ -187,12 +189,13 @@ TEST_CASE("make_delta_from skips holes and gives the scanned delta") {
                 sparse_memory_file file(next, holes);
                 test::bytes out;
                 std::uint64_t last_progress = 0;
-                auto made = make_delta_from(file, next.size(), sig, options,
-                                            [&](std::span<const std::uint8_t> b) -> result<void> {
-                                                out.insert(out.end(), b.begin(), b.end());
-                                                return {};
-                                            },
-                                            [&](std::uint64_t done) { last_progress = done; });
+                auto made = make_delta_from(
+                    file, next.size(), sig, options,
+                    [&](std::span<const std::uint8_t> b) -> result<void> {
+                        out.insert(out.end(), b.begin(), b.end());
+                        return {};
+                    },
+                    [&](std::uint64_t done) { last_progress = done; });
                 REQUIRE(made.ok());
                 CHECK(out == *scanned);
                 CHECK_FALSE(file.read_holes);
@@ -230,7 +233,9 @@ TEST_CASE("make_delta_from passes the bytes not yet encoded again before each ch
     const test::bytes basis = test::random_bytes(4 * mib, 61);
     test::bytes next;
     std::uint64_t x = 0x2545f4914f6cdd1dull;
-    auto rnd = [&](std::size_t n) { return (x ^= x << 13, x ^= x >> 7, x ^= x << 17, static_cast<std::size_t>(x % n)); };
+    auto rnd = [&](std::size_t n) {
+        return (x ^= x << 13, x ^= x >> 7, x ^= x << 17, static_cast<std::size_t>(x % n));
+    };
     while (next.size() < 21 * mib) {
         const std::size_t len = 50000 + rnd(2 * mib), from = rnd(basis.size() - len);
         next.insert(next.end(), basis.begin() + static_cast<std::ptrdiff_t>(from),
@@ -251,10 +256,11 @@ TEST_CASE("make_delta_from passes the bytes not yet encoded again before each ch
             sparse_memory_file file(next, holes);
             test::bytes out;
             const auto before = detail::kept_bytes_repeated.load();
-            auto made = make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
-                out.insert(out.end(), b.begin(), b.end());
-                return {};
-            });
+            auto made =
+                make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
+                    out.insert(out.end(), b.begin(), b.end());
+                    return {};
+                });
             REQUIRE(made.ok());
             CHECK(detail::kept_bytes_repeated.load() > before);
             CHECK(out == *scanned);
@@ -264,7 +270,9 @@ TEST_CASE("make_delta_from passes the bytes not yet encoded again before each ch
     }
 }
 
-TEST_CASE("push_zeros_to passes a run's output on as it is made, and runs continued in pieces of any size give the scanned delta") {
+TEST_CASE(
+    "push_zeros_to passes a run's output on as it is made, and runs continued in pieces of any size give the scanned "
+    "delta") {
     // Blocks of 4 KiB; a basis with a zero block (runs become COPYs) and one
     // without (runs become literal data, as large as the run), so that a run
     // continued in pieces starts after a match, inside a literal, or with fewer
@@ -306,8 +314,8 @@ TEST_CASE("push_zeros_to passes a run's output on as it is made, and runs contin
                     REQUIRE(j->push_to(p.data, false, sink).ok());
                     std::size_t done = 0;
                     for (std::size_t i = 0; done < p.zeros; ++i) {
-                        const std::size_t n = std::min(i == 0 ? std::size_t{200000} : sizes[i % std::size(sizes)],
-                                                       p.zeros - done);
+                        const std::size_t n =
+                            std::min(i == 0 ? std::size_t{200000} : sizes[i % std::size(sizes)], p.zeros - done);
                         const std::size_t before = out.size();
                         REQUIRE(j->push_zeros_to(n, sink).ok());
                         // Nothing waits in the job: all literal data made so far was passed on.

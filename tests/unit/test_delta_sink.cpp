@@ -1,10 +1,10 @@
 // test_delta_sink.cpp - how make_delta_from hands its output over: the job's
 // queue spills to the sink as output is made (no copy into a window first), on
 // the caller's thread, in bounded pieces; a failing sink stops the delta.
-#include "test_helpers.hpp"
-#include "file_with_hole.hpp"
 #include "core/parallel.hpp"
 #include "delta/output_queue.hpp"
+#include "file_with_hole.hpp"
+#include "test_helpers.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>
@@ -178,13 +178,14 @@ TEST_CASE("make_delta_from passes its output to the sink on the caller's thread,
         test::bytes out;
         std::size_t largest = 0, calls = 0;
         bool off_thread = false;
-        auto made = make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
-            off_thread |= std::this_thread::get_id() != caller;
-            largest = std::max(largest, b.size());
-            ++calls;
-            out.insert(out.end(), b.begin(), b.end());
-            return {};
-        });
+        auto made =
+            make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
+                off_thread |= std::this_thread::get_id() != caller;
+                largest = std::max(largest, b.size());
+                ++calls;
+                out.insert(out.end(), b.begin(), b.end());
+                return {};
+            });
         REQUIRE(made.ok());
         CHECK(out == *whole);
         CHECK(made->out_bytes == static_cast<std::int64_t>(out.size()));
@@ -194,7 +195,6 @@ TEST_CASE("make_delta_from passes its output to the sink on the caller's thread,
         CHECK(calls >= out.size() / (std::size_t{256} << 10));
     }
 }
-
 
 TEST_CASE("make_delta_from passes a hole that becomes literal zeros in bounded pieces") {
     constexpr std::size_t mib = 1 << 20;
@@ -210,11 +210,12 @@ TEST_CASE("make_delta_from passes a hole that becomes literal zeros in bounded p
         test::file_with_hole file(next, 3 * mib, 43 * mib);
         test::bytes out;
         std::size_t largest = 0;
-        auto made = make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
-            largest = std::max(largest, b.size());
-            out.insert(out.end(), b.begin(), b.end());
-            return {};
-        });
+        auto made =
+            make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
+                largest = std::max(largest, b.size());
+                out.insert(out.end(), b.begin(), b.end());
+                return {};
+            });
         REQUIRE(made.ok());
         CHECK(out == *whole);
         CHECK(largest <= (std::size_t{256} << 10) + 32768 + 9);

@@ -6,11 +6,11 @@
 #include <rdelta/file.hpp>
 #include <rdelta/patch.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -48,8 +48,11 @@ test::bytes make_delta(const std::vector<command>& commands) {
 test::bytes expected_output(const test::bytes& basis, const std::vector<command>& commands) {
     test::bytes out;
     for (const auto& c : commands) {
-        if (!c.literal.empty()) out.insert(out.end(), c.literal.begin(), c.literal.end());
-        else out.insert(out.end(), basis.begin() + static_cast<long>(c.pos), basis.begin() + static_cast<long>(c.pos + c.len));
+        if (!c.literal.empty())
+            out.insert(out.end(), c.literal.begin(), c.literal.end());
+        else
+            out.insert(out.end(), basis.begin() + static_cast<long>(c.pos),
+                       basis.begin() + static_cast<long>(c.pos + c.len));
     }
     return out;
 }
@@ -76,15 +79,19 @@ patch_run run_patch(const test::bytes& basis, const test::bytes& delta, take how
         if (at != run.out.size()) run.out_of_order = true;
         std::uint64_t n = how == take::all ? len : how == take::half ? len / 2 : 0;
         n = std::min<std::uint64_t>(n, pos < basis.size() ? basis.size() - pos : 0);
-        run.out.insert(run.out.end(), basis.begin() + static_cast<long>(pos), basis.begin() + static_cast<long>(pos + n));
+        run.out.insert(run.out.end(), basis.begin() + static_cast<long>(pos),
+                       basis.begin() + static_cast<long>(pos + n));
         run.direct_bytes += n;
         return n;
     };
     auto job = make_patch_job(mb, options);
-    job_pump pump(*job, [&](std::span<const std::uint8_t> b) -> result<void> {
-        run.out.insert(run.out.end(), b.begin(), b.end());
-        return {};
-    }, 4096);
+    job_pump pump(
+        *job,
+        [&](std::span<const std::uint8_t> b) -> result<void> {
+            run.out.insert(run.out.end(), b.begin(), b.end());
+            return {};
+        },
+        4096);
     for (std::size_t at = 0; at < delta.size(); at += 1000) {
         const std::size_t n = std::min<std::size_t>(1000, delta.size() - at);
         run.status = pump.push({delta.data() + at, n}, at + n == delta.size());
@@ -94,8 +101,8 @@ patch_run run_patch(const test::bytes& basis, const test::bytes& delta, take how
 }
 
 const test::bytes basis = test::random_bytes(300000, 7);
-const std::vector<command> commands = {
-    {0, 0, "head"}, {1000, 100000, ""}, {5, 100, ""}, {0, 0, "mid"}, {200000, 100000, ""}, {3, 70000, ""}};
+const std::vector<command> commands = {{0, 0, "head"}, {1000, 100000, ""},   {5, 100, ""},
+                                       {0, 0, "mid"},  {200000, 100000, ""}, {3, 70000, ""}};
 
 }  // namespace
 
@@ -118,7 +125,9 @@ TEST_CASE("copy_direct is not used without take_trailer (the job hashes its outp
     memory_basis mb(basis);
     patch_options options;
     int calls = 0;
-    options.copy_direct = [&](std::uint64_t, std::uint64_t, std::uint64_t) -> result<std::uint64_t> { return ++calls, 0u; };
+    options.copy_direct = [&](std::uint64_t, std::uint64_t, std::uint64_t) -> result<std::uint64_t> {
+        return ++calls, 0u;
+    };
     auto out = std::vector<std::uint8_t>{};
     auto job = make_patch_job(mb, options);
     job_pump pump(*job, [&](std::span<const std::uint8_t> b) -> result<void> {
@@ -158,7 +167,9 @@ struct temp_dir {
     ~temp_dir() { std::filesystem::remove_all(path); }
 };
 
-void write_at(int fd, const test::bytes& data, off_t at) { REQUIRE(::pwrite(fd, data.data(), data.size(), at) == static_cast<ssize_t>(data.size())); }
+void write_at(int fd, const test::bytes& data, off_t at) {
+    REQUIRE(::pwrite(fd, data.data(), data.size(), at) == static_cast<ssize_t>(data.size()));
+}
 
 test::bytes read_file(const std::filesystem::path& p) {
     auto in = input_file::open(p.string());

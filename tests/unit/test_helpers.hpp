@@ -10,17 +10,24 @@ namespace rdelta::test {
 
 using bytes = std::vector<std::uint8_t>;
 
-inline bytes from_string(std::string_view s) { return bytes(s.begin(), s.end()); }
+inline bytes from_string(std::string_view s) {
+    return bytes(s.begin(), s.end());
+}
 
 /// Parse hex digits, ignoring spaces and '|'.
 inline bytes from_hex(std::string_view hex) {
     bytes out;
     int hi = -1;
     for (char c : hex) {
-        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int v = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
         if (v < 0) continue;
-        if (hi < 0) hi = v;
-        else out.push_back(static_cast<std::uint8_t>(hi * 16 + v)), hi = -1;
+        if (hi < 0)
+            hi = v;
+        else
+            out.push_back(static_cast<std::uint8_t>(hi * 16 + v)), hi = -1;
     }
     return out;
 }
@@ -31,7 +38,9 @@ inline std::string to_hex(const std::uint8_t* p, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) s += digits[p[i] >> 4], s += digits[p[i] & 15];
     return s;
 }
-inline std::string to_hex(const bytes& b) { return to_hex(b.data(), b.size()); }
+inline std::string to_hex(const bytes& b) {
+    return to_hex(b.data(), b.size());
+}
 
 /// Deterministic pseudo-random bytes (xorshift), `alphabet` distinct values.
 inline bytes random_bytes(std::size_t n, std::uint64_t seed, unsigned alphabet = 256) {

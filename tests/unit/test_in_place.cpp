@@ -148,10 +148,10 @@ TEST_CASE("in-place-safe deltas always apply in place, whatever the edits and th
     test::bytes basis;
     while (basis.size() < (3u << 20)) basis.insert(basis.end(), unit.begin(), unit.end());
     auto next = basis;
-    next.insert(next.begin() + 10, {1, 2, 3, 4, 5});                        // shifts data forward
-    next.erase(next.begin() + 2000000, next.begin() + 2000100);             // and back
+    next.insert(next.begin() + 10, {1, 2, 3, 4, 5});             // shifts data forward
+    next.erase(next.begin() + 2000000, next.begin() + 2000100);  // and back
     std::fill(next.begin() + 1000000, next.begin() + 1004096, std::uint8_t{0});
-    test::bytes swapped(basis.begin() + 1500000, basis.end());              // moved blocks
+    test::bytes swapped(basis.begin() + 1500000, basis.end());  // moved blocks
     swapped.insert(swapped.end(), basis.begin(), basis.begin() + 1500000);
     for (const auto* target : {&next, &swapped}) {
         auto sig_bytes = make_signature(basis, {0x72730147, 1024, 8});
@@ -272,7 +272,8 @@ TEST_CASE("in place: zeros written over a range that is partly hole leave the ho
     const test::bytes zeros(32 << 10, 0);
     REQUIRE(batch.literal(4 << 10, zeros).ok());
     REQUIRE(batch.flush().ok());
-    CHECK(std::all_of(file.bytes_.begin() + (4 << 10), file.bytes_.begin() + (36 << 10), [](auto b) { return b == 0; }));
+    CHECK(
+        std::all_of(file.bytes_.begin() + (4 << 10), file.bytes_.begin() + (36 << 10), [](auto b) { return b == 0; }));
     CHECK(file.is_hole(8 << 10, 8 << 10));
     CHECK_FALSE(file.is_hole(4 << 10, 4 << 10));
     CHECK_FALSE(file.is_hole(16 << 10, 20 << 10));

@@ -4,9 +4,9 @@
 #include <rdelta/file.hpp>
 
 #include <fcntl.h>
-#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <filesystem>
 
 #include <doctest/doctest.h>
 

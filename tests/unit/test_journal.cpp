@@ -32,12 +32,15 @@ struct power {
     }
 };
 
-error cut() { return fail(errc::io_error, "power cut"); }
+error cut() {
+    return fail(errc::io_error, "power cut");
+}
 
 // A memory file that knows which 4 KiB pages are stored (the others are holes).
 class paged_file final : public in_place_file {
 public:
-    paged_file(test::bytes content, power& p) : bytes_(std::move(content)), stored_(pages(bytes_.size()), true), p_(&p) {}
+    paged_file(test::bytes content, power& p)
+        : bytes_(std::move(content)), stored_(pages(bytes_.size()), true), p_(&p) {}
     void attach(power& p) { p_ = &p; }
     std::uint64_t size() const override { return bytes_.size(); }
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
@@ -83,7 +86,8 @@ public:
     }
     void make_hole(std::uint64_t from, std::uint64_t to) {
         for (std::uint64_t q = from / page; q < to / page; ++q) stored_[q] = false;
-        std::fill(bytes_.begin() + static_cast<std::ptrdiff_t>(from), bytes_.begin() + static_cast<std::ptrdiff_t>(to), 0);
+        std::fill(bytes_.begin() + static_cast<std::ptrdiff_t>(from), bytes_.begin() + static_cast<std::ptrdiff_t>(to),
+                  0);
     }
     bool same(const paged_file& o) const { return bytes_ == o.bytes_ && stored_ == o.stored_; }
     // The note on the file itself (an attribute written and synced at once).
@@ -184,7 +188,9 @@ delta_opener opener_of(const test::bytes& delta) {
         std::size_t at_ = 0;
         std::string name_ = "delta";
     };
-    return [&delta]() -> result<std::unique_ptr<byte_source>> { return std::unique_ptr<byte_source>(std::make_unique<source>(delta)); };
+    return [&delta]() -> result<std::unique_ptr<byte_source>> {
+        return std::unique_ptr<byte_source>(std::make_unique<source>(delta));
+    };
 }
 
 // A sparse basis: data, a 256 KiB hole, data; and three kinds of new file.
@@ -270,8 +276,11 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 CHECK((is_old || is_new));
                 if (!is_old && !is_new) {
                     std::size_t diff_old = 0, diff_new = 0;
-                    for (std::size_t i = 0; i < std::min(file.bytes_.size(), old_file.bytes_.size()); ++i) diff_old += file.bytes_[i] != old_file.bytes_[i];
-                    MESSAGE("total " << total << " size " << file.bytes_.size() << " old " << old_file.bytes_.size() << " new " << new_file.bytes_.size() << " bytes differing from old " << diff_old << " stored==old " << (file.stored_ == old_file.stored_) << " res " << r->action);
+                    for (std::size_t i = 0; i < std::min(file.bytes_.size(), old_file.bytes_.size()); ++i)
+                        diff_old += file.bytes_[i] != old_file.bytes_[i];
+                    MESSAGE("total " << total << " size " << file.bytes_.size() << " old " << old_file.bytes_.size()
+                                     << " new " << new_file.bytes_.size() << " bytes differing from old " << diff_old
+                                     << " stored==old " << (file.stored_ == old_file.stored_) << " res " << r->action);
                     (void)diff_new;
                     std::size_t first = SIZE_MAX, last = 0;
                     for (std::size_t i = 0; i < std::min(file.bytes_.size(), old_file.bytes_.size()); ++i)

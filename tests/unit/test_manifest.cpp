@@ -68,7 +68,8 @@ delta_opener opener_of(const test::bytes& delta) {
         std::size_t at_ = 0;
         std::string name_ = "delta";
     };
-    return [&delta]() -> result<std::unique_ptr<byte_source>> { return std::unique_ptr<byte_source>(new source(delta)); };
+    return
+        [&delta]() -> result<std::unique_ptr<byte_source>> { return std::unique_ptr<byte_source>(new source(delta)); };
 }
 
 test::bytes delta_of(const test::bytes& basis, const test::bytes& next) {

@@ -8,9 +8,9 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "test_helpers.hpp"
 
-#include "cpu/cpu_features.hpp"
 #include "checksum/md4_kernels.hpp"
 #include "checksum/md4_many.hpp"
+#include "cpu/cpu_features.hpp"
 
 #include <doctest/doctest.h>
 #include <openssl/md4.h>
@@ -78,8 +78,7 @@ test::bytes reference_many(const std::uint8_t* data, std::size_t block_len, std:
 
 // Index of the first digest in `out` (stride `stride`) that differs from `ref`, or
 // -1; -2 if a byte between or after the digests was written.
-int first_mismatch(const test::bytes& out, const test::bytes& ref, std::size_t count,
-                   std::size_t stride) {
+int first_mismatch(const test::bytes& out, const test::bytes& ref, std::size_t count, std::size_t stride) {
     for (std::size_t i = 0; i < count; ++i)
         if (std::memcmp(&out[i * stride], &ref[i * md4_len], md4_len) != 0) return static_cast<int>(i);
     for (std::size_t i = 0; i < out.size(); ++i)
@@ -88,8 +87,8 @@ int first_mismatch(const test::bytes& out, const test::bytes& ref, std::size_t c
 }
 
 // md4_many over `count` blocks at `data`, digests `stride` apart, checked against `ref`.
-int check_many(const std::uint8_t* data, std::size_t block_len, std::size_t count,
-               const test::bytes& ref, std::size_t stride) {
+int check_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, const test::bytes& ref,
+               std::size_t stride) {
     test::bytes out((max_count + 1) * stride, 0xa5);
     md4_many(data, block_len, count, out.data(), stride);
     return first_mismatch(out, ref, count, stride);

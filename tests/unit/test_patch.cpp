@@ -16,7 +16,9 @@ using namespace rdelta;
 namespace {
 const test::bytes basis = test::from_string("0123456789abcdefghij");
 
-result<std::vector<std::uint8_t>> patch_hex(const char* hex) { return apply_patch(basis, test::from_hex(hex)); }
+result<std::vector<std::uint8_t>> patch_hex(const char* hex) {
+    return apply_patch(basis, test::from_hex(hex));
+}
 
 std::string patched(const char* hex) {
     auto r = patch_hex(hex);
@@ -68,24 +70,26 @@ TEST_CASE("apply_patch reserves its output from the delta's commands, within bas
     CHECK(patch_error("72730236 45 00 14 45 10 10 00") == errc::input_ended);
 }
 
-TEST_CASE("bytes after END are ignored") { CHECK(patched("72730236 01 41 00 ffffffff") == "A"); }
+TEST_CASE("bytes after END are ignored") {
+    CHECK(patched("72730236 01 41 00 ffffffff") == "A");
+}
 
 TEST_CASE("each error case gives rdiff's code") {
     CHECK(patch_error("") == errc::input_ended);
     CHECK(patch_error("7273") == errc::input_ended);
-    CHECK(patch_error("72730236") == errc::input_ended);            // missing END
+    CHECK(patch_error("72730236") == errc::input_ended);  // missing END
     CHECK(patch_error("72730237 00") == errc::bad_magic);
-    CHECK(patch_error("72730236 45 00") == errc::input_ended);      // truncated parameters
-    CHECK(patch_error("72730236 05 4142") == errc::input_ended);    // truncated literal
+    CHECK(patch_error("72730236 45 00") == errc::input_ended);    // truncated parameters
+    CHECK(patch_error("72730236 05 4142") == errc::input_ended);  // truncated literal
     CHECK(patch_error("72730236 44 7fffffffffffffff 41") == errc::input_ended);
     CHECK(patch_error("72730236 55") == errc::corrupt);
     CHECK(patch_error("72730236 ff") == errc::corrupt);
-    CHECK(patch_error("72730236 41 00 00") == errc::corrupt);       // literal length 0
-    CHECK(patch_error("72730236 44 ffffffffffffffff 00") == errc::corrupt);  // negative
-    CHECK(patch_error("72730236 45 00 00 00") == errc::corrupt);    // copy length 0
+    CHECK(patch_error("72730236 41 00 00") == errc::corrupt);                   // literal length 0
+    CHECK(patch_error("72730236 44 ffffffffffffffff 00") == errc::corrupt);     // negative
+    CHECK(patch_error("72730236 45 00 00 00") == errc::corrupt);                // copy length 0
     CHECK(patch_error("72730236 51 ffffffffffffffff 01 00") == errc::corrupt);  // negative position
-    CHECK(patch_error("72730236 45 14 01 00") == errc::input_ended);  // copy at EOF
-    CHECK(patch_error("72730236 45 10 08 00") == errc::input_ended);  // copy overrunning EOF
+    CHECK(patch_error("72730236 45 14 01 00") == errc::input_ended);            // copy at EOF
+    CHECK(patch_error("72730236 45 10 08 00") == errc::input_ended);            // copy overrunning EOF
 }
 
 TEST_CASE("error messages name the delta and say what is wrong") {
@@ -98,7 +102,8 @@ TEST_CASE("error messages name the delta and say what is wrong") {
     buffers io{d.data(), d.size(), true, out, sizeof out};
     auto st = j->iterate(io);
     REQUIRE(!st.ok());
-    CHECK(st.err().message == "delta.bin: COPY at offset 4 reads basis bytes 16..24, past the end of the basis (20 bytes)");
+    CHECK(st.err().message ==
+          "delta.bin: COPY at offset 4 reads basis bytes 16..24, past the end of the basis (20 bytes)");
     // The bytes that existed were produced first, as rdiff does.
     CHECK(io.next_out - out == 4);
 }
@@ -121,8 +126,8 @@ TEST_CASE("output limit bounds a hostile delta") {
 TEST_CASE("declared lengths near 2^63 saturate the totals instead of overflowing them") {
     // A literal of 1 byte, then one that declares 2^63 - 1 bytes (one is there); the
     // same with COPYs. The totals are counted from the headers, before the data fails.
-    for (const char* hex : {"72730236 01 41 44 7fffffffffffffff 42",
-                            "72730236 45 00 01 54 0000000000000000 7fffffffffffffff"}) {
+    for (const char* hex :
+         {"72730236 01 41 44 7fffffffffffffff 42", "72730236 45 00 01 54 0000000000000000 7fffffffffffffff"}) {
         CAPTURE(hex);
         memory_basis reader(basis);
         auto j = make_patch_job(reader);
@@ -131,8 +136,8 @@ TEST_CASE("declared lengths near 2^63 saturate the totals instead of overflowing
         buffers io{d.data(), d.size(), true, out.data(), out.size()};
         auto st = j->iterate(io);
         REQUIRE(!st.ok());
-        const std::int64_t total = std::string(hex).find(" 54 ") != std::string::npos ? j->stats().copy_bytes
-                                                                                       : j->stats().lit_bytes;
+        const std::int64_t total =
+            std::string(hex).find(" 54 ") != std::string::npos ? j->stats().copy_bytes : j->stats().lit_bytes;
         CHECK(total == std::numeric_limits<std::int64_t>::max());
     }
 }
@@ -230,7 +235,8 @@ TEST_CASE("require_checksum refuses a delta without a trailer") {
 namespace {
 
 // Patch with take_trailer set: the output and the trailer handed over (if any).
-result<test::bytes> patch_taking_trailer(const test::bytes& basis_bytes, const test::bytes& delta, test::bytes& trailer) {
+result<test::bytes> patch_taking_trailer(const test::bytes& basis_bytes, const test::bytes& delta,
+                                         test::bytes& trailer) {
     memory_basis reader(basis_bytes);
     patch_options opts;
     opts.take_trailer = [&](std::span<const std::uint8_t> t) { trailer.assign(t.begin(), t.end()); };
@@ -379,7 +385,7 @@ short_commands many_short_commands(const test::bytes& b) {
     for (int i = 0; i < 50; ++i) literal(3, static_cast<std::uint8_t>(i));
     const auto same_from = static_cast<std::uint32_t>(s.output.size());
     for (std::uint32_t i = 0; i < 1000; ++i) copy(same_from + i, 1);  // to the same offset
-    for (std::uint32_t i = 0; i < 500; ++i)  // forward again, every other one a jump
+    for (std::uint32_t i = 0; i < 500; ++i)                           // forward again, every other one a jump
         copy(static_cast<std::uint32_t>(s.output.size()) + 5000 + (i % 2) * 7, 3);
     for (std::uint32_t i = 0; i < 400; ++i) copy(same_from + 2 * i, 2);  // from untouched bytes before it
     literal(64, 0);

@@ -10,10 +10,10 @@
 #include <rdelta/journal.hpp>
 
 #include <fcntl.h>
-#include <filesystem>
-#include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <filesystem>
+#include <fstream>
 
 #include <doctest/doctest.h>
 
@@ -33,7 +33,8 @@ struct temp_dir {
 };
 
 void write_file(const fs::path& path, const test::bytes& data) {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
 }
 
 ino_t inode_of(const fs::path& p) {
@@ -82,8 +83,9 @@ TEST_CASE("open_walked: the file a name leads to, through symlinks, '..' and rel
     fs::create_symlink(dir.path / "a", dir.path / "dir-link");
     fs::create_symlink("../rel-link", dir.path / "a" / "b" / "chain");
     const auto want = inode_of(dir.path / "a" / "b" / "img");
-    for (const auto& name : {dir.path / "a" / "b" / "img", dir.path / "a" / "rel-link", dir.path / "dir-link" / "b" / "img",
-                             dir.path / "a" / "b" / ".." / "b" / "img", dir.path / "a" / "b" / "chain"}) {
+    for (const auto& name :
+         {dir.path / "a" / "b" / "img", dir.path / "a" / "rel-link", dir.path / "dir-link" / "b" / "img",
+          dir.path / "a" / "b" / ".." / "b" / "img", dir.path / "a" / "b" / "chain"}) {
         CAPTURE(name);
         auto f = io_detail::open_walked(name.string(), O_RDONLY, "cannot open");
         REQUIRE(f);
@@ -158,9 +160,7 @@ TEST_CASE("in place: a delta without trailer is remembered and refused on the un
     CHECK(patch_in_place(opener_of(literal_delta(test::random_bytes(100, 5))), *again, o));
     CHECK(patch_in_place(opener_of(delta), *again, o));
     // A write by anyone else makes the record stale too.
-    {
-        std::ofstream(img, std::ios::binary | std::ios::in | std::ios::out).write("x", 1);
-    }
+    { std::ofstream(img, std::ios::binary | std::ios::in | std::ios::out).write("x", 1); }
     auto changed = in_place_fd::open(img.string());
     REQUIRE(changed);
     CHECK(!changed->last_applied());

@@ -8,11 +8,11 @@
 #include <rdelta/file.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <doctest/doctest.h>
 
@@ -32,7 +32,8 @@ struct temp_dir {
 };
 
 void write_file(const fs::path& path, const test::bytes& data) {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
 }
 
 // A staging file as a rewrite of `file` leaves it: tagged for that inode.

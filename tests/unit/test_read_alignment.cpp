@@ -1,8 +1,8 @@
 // The library's large reads land on a cache line (src/core/aligned_buffer.hpp
 // says why): signatures and deltas of random-access files, the input of a driven
 // job, and the COPY reads of a patch whatever the output buffer's alignment.
-#include "test_helpers.hpp"
 #include "core/aligned_buffer.hpp"
+#include "test_helpers.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/drive.hpp>
@@ -19,7 +19,9 @@ using namespace rdelta;
 
 namespace {
 
-bool on_a_line(const std::uint8_t* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; }
+bool on_a_line(const std::uint8_t* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % 64 == 0;
+}
 
 // Counts the reads of 4 KiB or more, and those of them into a destination that is
 // not 64-byte aligned. Called from several threads at once.
@@ -150,7 +152,8 @@ TEST_CASE("a patch reads COPYs into the output on a cache line after a short hea
     test::bytes out;
     drive_options options;
     options.chunk = 100000;
-    auto done = drive_job(*j, source, [&](std::span<const std::uint8_t> b) { return append_to(out, b); }, options);
+    auto done = drive_job(
+        *j, source, [&](std::span<const std::uint8_t> b) { return append_to(out, b); }, options);
     REQUIRE(done.ok());
     CHECK(out == next);
     CHECK(reader.large() > 0);

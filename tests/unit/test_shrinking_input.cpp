@@ -9,10 +9,10 @@
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
 
-#include <cstdlib>
 #include <fcntl.h>
-#include <filesystem>
 #include <unistd.h>
+#include <cstdlib>
+#include <filesystem>
 
 #include <doctest/doctest.h>
 
@@ -50,7 +50,9 @@ void shrink(const std::filesystem::path& path, std::uint64_t size) {
 }
 
 // COPY_N4_N4(0, 4 MiB), END.
-test::bytes copy_all_delta() { return test::from_hex("727302364f000000000040000000"); }
+test::bytes copy_all_delta() {
+    return test::from_hex("727302364f000000000040000000");
+}
 
 }  // namespace
 
@@ -63,7 +65,7 @@ TEST_CASE("file_basis::is_hole: a hole inside the file is one, the range past a 
     CHECK_FALSE(fb.is_hole(0, 64 * 1024));
     const bool fs_reports_holes = fb.is_hole(mib, mib);
     shrink(path, mib);
-    CHECK_FALSE(fb.is_hole(mib, 64 * 1024));      // past the end now
+    CHECK_FALSE(fb.is_hole(mib, 64 * 1024));  // past the end now
     CHECK_FALSE(fb.is_hole(3 * mib, 64 * 1024));
     if (!fs_reports_holes) MESSAGE("the filesystem of the temporary folder reports no holes");
 }
@@ -97,7 +99,8 @@ TEST_CASE("a signature of a file that shrinks after it was opened fails with inp
     shrink(path, mib);
     sig_params params;
     params.block_len = 64 * 1024;
-    auto made = make_signature_from(fb, 4 * mib, params, {}, [](std::span<const std::uint8_t>) -> result<void> { return {}; });
+    auto made =
+        make_signature_from(fb, 4 * mib, params, {}, [](std::span<const std::uint8_t>) -> result<void> { return {}; });
     REQUIRE_FALSE(made.ok());
     CHECK(made.err().code == errc::input_ended);
 }

@@ -20,11 +20,21 @@ TEST_CASE("defaults table of rdiff 2.3.2 (docs/format.md)") {
         std::uint32_t min_strong;
     };
     const row rows[] = {
-        {-1, 2048, 12},          {0, 256, 5},           {255, 256, 5},
-        {256, 256, 6},           {65536, 256, 6},       {100000, 256, 6},
-        {130816, 256, 7},        {131072, 256, 7},      {1000000, 896, 7},
-        {4 << 20, 2048, 7},      {10000000, 3072, 7},   {100000000, 9984, 7},
-        {1ll << 30, 32768, 8},   {4ll << 30, 65536, 8}, {10000000000ll, 99968, 9},
+        {-1, 2048, 12},
+        {0, 256, 5},
+        {255, 256, 5},
+        {256, 256, 6},
+        {65536, 256, 6},
+        {100000, 256, 6},
+        {130816, 256, 7},
+        {131072, 256, 7},
+        {1000000, 896, 7},
+        {4 << 20, 2048, 7},
+        {10000000, 3072, 7},
+        {100000000, 9984, 7},
+        {1ll << 30, 32768, 8},
+        {4ll << 30, 65536, 8},
+        {10000000000ll, 99968, 9},
         {1ll << 40, 1048576, 10},
     };
     for (const auto& r : rows) {
@@ -41,8 +51,7 @@ TEST_CASE("strong length below the minimum warns, above the digest fails") {
     auto low = resolve_sig_params({100000, 0, 0, 2});
     REQUIRE(low.ok());
     CHECK(low->params.strong_len == 2);
-    CHECK(low->warning ==
-          "strong_len=2 smaller than recommended minimum 6 for old_fsize=100000 with block_len=256");
+    CHECK(low->warning == "strong_len=2 smaller than recommended minimum 6 for old_fsize=100000 with block_len=256");
     auto unknown_size = resolve_sig_params({-1, 0, 0, 2});
     REQUIRE(unknown_size.ok());
     CHECK(unknown_size->warning.empty());

@@ -1,8 +1,8 @@
 // test_signature.cpp - signature bytes, loading, and the loader's error order.
-#include "test_helpers.hpp"
-#include "file_with_hole.hpp"
 #include "checksum/strong_sum.hpp"
+#include "file_with_hole.hpp"
 #include "signature/slice_size.hpp"
+#include "test_helpers.hpp"
 
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
@@ -39,10 +39,11 @@ test::bytes run_chunked(job& j, const test::bytes& in, std::size_t chunk, std::s
 // make_signature_from() of `file` (`size` bytes), collected in memory.
 test::bytes signature_of_file(basis_reader& file, std::uint64_t size, const sig_params& p, unsigned threads) {
     test::bytes out;
-    auto made = make_signature_from(file, size, p, job_options{threads}, [&](std::span<const std::uint8_t> b) -> result<void> {
-        out.insert(out.end(), b.begin(), b.end());
-        return {};
-    });
+    auto made =
+        make_signature_from(file, size, p, job_options{threads}, [&](std::span<const std::uint8_t> b) -> result<void> {
+            out.insert(out.end(), b.begin(), b.end());
+            return {};
+        });
     REQUIRE(made.ok());
     return out;
 }
@@ -111,14 +112,14 @@ TEST_CASE("loader errors in librsync's order") {
         {"", errc::input_ended},
         {"727301", errc::input_ended},
         {"72730147", errc::input_ended},
-        {"12345678 00000100", errc::input_ended},           // bad magic but short: 103
-        {"72730147 00000000", errc::corrupt},               // block length 0, even before strong_len
-        {"72730147 ffffffff 00000020", errc::corrupt},      // negative block length
-        {"72730147 00000100 00000021", errc::corrupt},      // strong length 33
-        {"72730147 00000100 ffffffff", errc::corrupt},      // negative strong length
-        {"72730148 00000100 00000020", errc::bad_magic},    // unknown magic
-        {"72730236 00000100 00000020", errc::bad_magic},    // a delta
-        {"72730146 00000100 00000011", errc::param_error},  // MD4 with 17
+        {"12345678 00000100", errc::input_ended},                       // bad magic but short: 103
+        {"72730147 00000000", errc::corrupt},                           // block length 0, even before strong_len
+        {"72730147 ffffffff 00000020", errc::corrupt},                  // negative block length
+        {"72730147 00000100 00000021", errc::corrupt},                  // strong length 33
+        {"72730147 00000100 ffffffff", errc::corrupt},                  // negative strong length
+        {"72730148 00000100 00000020", errc::bad_magic},                // unknown magic
+        {"72730236 00000100 00000020", errc::bad_magic},                // a delta
+        {"72730146 00000100 00000011", errc::param_error},              // MD4 with 17
         {"72730147 00000100 00000002 11223344 aa", errc::input_ended},  // short strong sum
     };
     for (const auto& c : cases) {

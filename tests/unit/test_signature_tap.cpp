@@ -29,7 +29,8 @@ TEST_CASE("signature_tap: pieces and zero runs of any size give make_signature's
                     const bool zeros = rng() % 3 == 0;
                     const std::size_t len = rng() % (3 * block + 5000);
                     parts.push_back({zeros, len});
-                    if (zeros) file.insert(file.end(), len, 0);
+                    if (zeros)
+                        file.insert(file.end(), len, 0);
                     else {
                         auto more = test::random_bytes(len, static_cast<std::uint32_t>(rng()));
                         file.insert(file.end(), more.begin(), more.end());
@@ -44,8 +45,10 @@ TEST_CASE("signature_tap: pieces and zero runs of any size give make_signature's
                 });
                 std::size_t at = 0;
                 for (const auto& [zeros, len] : parts) {
-                    if (zeros) REQUIRE(tap.zeros(len));
-                    else REQUIRE(tap.data({file.data() + at, len}));
+                    if (zeros)
+                        REQUIRE(tap.zeros(len));
+                    else
+                        REQUIRE(tap.data({file.data() + at, len}));
                     at += len;
                 }
                 auto done = tap.finish();

@@ -5,11 +5,11 @@
 // are links into /sys/devices, a partition is a folder inside its disk's).
 #include "io/storage_overlap.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <filesystem>
+#include <fstream>
 
 #include <doctest/doctest.h>
 

@@ -3,13 +3,13 @@
 // staging file, under a name of its kind, that a trusted user owns.
 #include "io/update_marker.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <string>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 #include <doctest/doctest.h>
 
@@ -38,8 +38,12 @@ struct open_file {
         REQUIRE(::fstat(fd, &st) == 0);
     }
     ~open_file() { ::close(fd); }
-    bool mark(update_kind kind, const std::string& path) { return set_update_marker(fd, st.st_dev, st.st_ino, kind, path, false); }
-    void raw(const std::string& value) { REQUIRE(::fsetxattr(fd, "user.rdelta.unfinished", value.data(), value.size(), 0) == 0); }
+    bool mark(update_kind kind, const std::string& path) {
+        return set_update_marker(fd, st.st_dev, st.st_ino, kind, path, false);
+    }
+    void raw(const std::string& value) {
+        REQUIRE(::fsetxattr(fd, "user.rdelta.unfinished", value.data(), value.size(), 0) == 0);
+    }
     std::string id() const { return std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " "; }
 };
 

@@ -223,7 +223,7 @@ TEST_CASE("weak block sums never read outside the block (PROT_NONE guard pages)"
     for (std::size_t len : {1000, 4095, 4096, 4097, 8191, 8192}) lengths.push_back(len);
     for (std::size_t len : lengths) {
         const std::uint8_t* at_end = region.end() - len;  // ends at the guard after
-        const std::uint8_t* at_start = region.base;        // starts at the guard before
+        const std::uint8_t* at_start = region.base;       // starts at the guard before
         const sums ref_end = reference(at_end, len), ref_start = reference(at_start, len);
         for (isa level : levels) {
             force_isa(level);

@@ -61,7 +61,8 @@ struct test_filter {
     std::vector<std::uint64_t> words;
     unsigned shift;
 
-    explicit test_filter(unsigned log2, std::uint64_t fill = 0) : words(std::size_t{1} << log2, fill), shift(32 - log2) {}
+    explicit test_filter(unsigned log2, std::uint64_t fill = 0)
+        : words(std::size_t{1} << log2, fill), shift(32 - log2) {}
     prefilter_view view() const { return {words.data(), shift}; }
     std::uint64_t& word_of(std::uint32_t key) { return words[(key * prefilter_word_mult) >> shift]; }
 
@@ -143,8 +144,8 @@ const std::size_t window_lengths[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 64, 100, 10
 
 // Kernel == reference for states rolled from the data at p and the limits p + 0 .. p + 11 groups + 1.
 template <class State, class StateAt>
-void compare_starts(const skip_kernel& k, const test_filter& f, const std::uint8_t* d, std::size_t size,
-                    std::size_t n, StateAt state_at) {
+void compare_starts(const skip_kernel& k, const test_filter& f, const std::uint8_t* d, std::size_t size, std::size_t n,
+                    StateAt state_at) {
     for (std::size_t p : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{33}}) {
         const State w = state_at(d, p, n);
         for (std::size_t span = 0; span <= 11 * k.lanes + 1 && p + span + n <= size; ++span) {
