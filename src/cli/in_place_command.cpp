@@ -121,6 +121,7 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
                 std::make_unique<progress_meter>(show, "patch --in-place (delta)", static_cast<std::int64_t>(total));
         meter->update(static_cast<std::int64_t>(done));
     };
+#ifdef RDELTA_TESTING
     // Test hooks (tests/cli/in_place_crash_test.py): small journal batches, so a
     // crash can land between many of them, and a SIGKILL right after batch N.
     if (const char* b = std::getenv("RDELTA_INPLACE_BATCH_BYTES")) options.batch_bytes = std::strtoull(b, nullptr, 10);
@@ -130,6 +131,7 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
             if (batch == n) std::raise(SIGKILL);
         };
     }
+#endif
     {
         auto probe = (*opener)();  // the name errors give the delta
         if (!probe) return report(inv, probe.err());

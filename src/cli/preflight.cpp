@@ -1,6 +1,8 @@
 // preflight.cpp - command-line checks that rdiff does not make (see preflight.hpp).
 #include "preflight.hpp"
 
+#include "cpu/cpu_features.hpp"
+
 #include <unistd.h>
 #include <cstdlib>
 #include <cstring>
@@ -28,9 +30,7 @@ std::optional<std::string> binary_to_terminal(const request& req) {
 
 std::optional<std::string> bad_force_isa() {
     const char* forced = std::getenv("RDELTA_FORCE_ISA");
-    if (!forced) return std::nullopt;
-    for (const char* level : {"scalar", "sse2", "avx2", "avx512", "neon"})
-        if (std::strcmp(forced, level) == 0) return std::nullopt;
+    if (!forced || detail::isa_from_name(forced)) return std::nullopt;
     return std::string("RDELTA_FORCE_ISA='") + forced + "' is not a SIMD level (scalar, sse2, avx2, avx512 or neon)";
 }
 

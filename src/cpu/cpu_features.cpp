@@ -72,10 +72,8 @@ isa detect() noexcept {
 
 isa from_env(isa detected) noexcept {
     const char* forced = std::getenv("RDELTA_FORCE_ISA");
-    if (!forced) return detected;
-    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512, isa::neon})
-        if (std::strcmp(forced, isa_name(level)) == 0) return capped(detected, level);
-    return detected;  // unknown: the CLI refuses it before any kernel runs (preflight.cpp)
+    const auto level = forced ? isa_from_name(forced) : std::nullopt;
+    return level ? capped(detected, *level) : detected;  // unknown: the CLI refuses it (preflight.cpp)
 }
 
 std::atomic<int> forced{-1};
@@ -116,6 +114,12 @@ const char* isa_name(isa level) noexcept {
         case isa::neon: return "neon";
     }
     return "scalar";
+}
+
+std::optional<isa> isa_from_name(const char* name) noexcept {
+    for (isa level : {isa::scalar, isa::sse2, isa::avx2, isa::avx512, isa::neon})
+        if (std::strcmp(name, isa_name(level)) == 0) return level;
+    return std::nullopt;
 }
 
 }  // namespace rdelta::detail

@@ -6,6 +6,7 @@
 // one machine.
 #pragma once
 
+#include <optional>
 #include <span>
 
 namespace rdelta::detail {
@@ -44,5 +45,9 @@ void reset_forced_isa() noexcept;
 
 /// "scalar", "sse2", "avx2", "avx512" or "neon".
 const char* isa_name(isa level) noexcept;
+
+/// The level named `name` (isa_name()'s spelling), or nullopt: RDELTA_FORCE_ISA's
+/// one parser (the CLI refuses an unknown name with it before any kernel runs).
+std::optional<isa> isa_from_name(const char* name) noexcept;
 
 }  // namespace rdelta::detail

@@ -1,6 +1,7 @@
 // delta.cpp - delta jobs: the slack delta of an empty signature, and the
 // streaming wrapper around the matcher (matcher.hpp holds the exact algorithm).
 #include "core/exception_guard.hpp"
+#include "core/test_hooks.hpp"
 #include "delta_job.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_writer.hpp"
@@ -84,7 +85,7 @@ public:
             const std::size_t repeated = repeats_kept_ ? std::min(carry_.size(), io.avail_in) : 0;
             if (repeated > 0) {  // positions are relative to the kept bytes, now the input's start
                 carry_.clear();
-                detail::kept_bytes_repeated.fetch_add(1, std::memory_order_relaxed);
+                RDELTA_TEST_COUNT(kept_bytes_repeated, 1);
             }
             repeats_kept_ = false;
             if (checksum_) sum_.update(io.next_in + repeated, io.avail_in - repeated);

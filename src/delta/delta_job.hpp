@@ -13,9 +13,6 @@
 
 namespace rdelta::detail {
 
-/// Inputs that began with the kept bytes passed again (tests assert the path ran).
-inline std::atomic<std::uint64_t> kept_bytes_repeated{0};
-
 /// A delta job that can also be told that the next input bytes are zeros.
 class zero_aware_delta_job : public job {
 public:

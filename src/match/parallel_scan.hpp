@@ -14,6 +14,7 @@
 #include <atomic>
 
 #include "core/parallel.hpp"
+#include "core/test_hooks.hpp"
 #include "matcher.hpp"
 
 #include <algorithm>
@@ -32,9 +33,6 @@ constexpr std::size_t segments_floor(unsigned threads) {
     return std::size_t{threads} * 2;
 }
 
-/// Calls that really split the scan into segments (tests assert the path ran).
-inline std::atomic<std::uint64_t> parallel_scans_run{0};
-
 template <weak_kind Kind>
 void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t block_len, strong_kind strong,
                    const std::uint8_t* d, std::size_t end, unsigned threads, job_stats& stats, work_budget& budget) {
@@ -46,7 +44,7 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
     // delta into a file on two cores slower in two of three alternating series
     // (medians 1.52 and 1.91 s against 1.20 and 1.35 s; 1.38 against 1.53 s in the other).
     const std::size_t segments = threads;
-    parallel_scans_run.fetch_add(1, std::memory_order_relaxed);
+    RDELTA_TEST_COUNT(parallel_scans_run, 1);
     const std::size_t seg_len = (stop - from) / segments;
     auto boundary = [&](std::size_t k) { return k >= segments ? stop : from + k * seg_len; };
 

@@ -10,6 +10,7 @@
 #include "block_index.hpp"
 #include "checksum/strong_sum.hpp"
 #include "checksum/weak_sum.hpp"
+#include "core/test_hooks.hpp"
 #include "window_memo.hpp"
 #include "window_skip.hpp"
 #include "work_budget.hpp"
@@ -18,34 +19,10 @@
 #include <rdelta/job.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
 namespace rdelta::detail {
-
-/// Set by the fuzzers for some inputs: the same as RDELTA_GATHER=1 for the searches
-/// started while it is set.
-inline std::atomic<bool> gather_requested{false};
-
-/// RDELTA_GATHER=1 batches candidate windows whatever the signature's size, so that
-/// small test signatures reach that path (it changes speed, never output).
-inline bool gather_forced() noexcept {
-    static const bool forced = [] {
-        const char* v = std::getenv("RDELTA_GATHER");
-        return v != nullptr && v[0] == '1';
-    }();
-    return forced || gather_requested.load(std::memory_order_relaxed);
-}
-
-/// hash_candidates() and tail_digest() calls that hashed more than one window (tests
-/// assert the path ran).
-inline std::atomic<std::uint64_t> candidate_batches_run{0};
-
-/// Windows find_next() passed over as equal to earlier windows that missed, in runs
-/// of one byte value and data of a short period (tests assert the path ran).
-inline std::atomic<std::uint64_t> periodic_windows_skipped{0};
 
 /// A window position and the block it matches (-1: no match before the limit).
 struct search_hit {
@@ -69,7 +46,7 @@ public:
           base_(base),
           // Batching candidates pays when a block-long stretch holds several: there are
           // blocks * block_len / 2^32 per block of data that does not match.
-          gather_(static_cast<long double>(index.size()) * block_len >= 8589934592.0L || gather_forced()) {}
+          gather_(static_cast<long double>(index.size()) * block_len >= 8589934592.0L || test_hooks::gather_forced()) {}
 
     /// Offset in the new file of position 0 of the data passed in.
     std::uint64_t base() const noexcept { return base_; }
@@ -101,7 +78,7 @@ public:
                 // Counted as the per-window scan would: each is a search and a weak hit.
                 stats_.searches += static_cast<std::int64_t>(last - p);
                 stats_.weak_hits += static_cast<std::int64_t>(last - p);
-                periodic_windows_skipped.fetch_add(last - p, std::memory_order_relaxed);
+                RDELTA_TEST_COUNT(periodic_windows_skipped, last - p);
                 // Window last equals window p when a whole number of periods lies between.
                 if ((last - p) % streak_shift_ != 0) weak_.init(d + last, bl);
                 weak_.rotate(d[last], d[last + bl]);
@@ -362,7 +339,7 @@ private:
         }
         strong_sum_gather(strong_, candidate_at_, bl, n, candidate_digest_);
         count_strong(n, n * bl);
-        if (n > 1) candidate_batches_run.fetch_add(1, std::memory_order_relaxed);
+        if (n > 1) RDELTA_TEST_COUNT(candidate_batches_run, 1);
         candidates_ = n;
         return candidate_digest_;
     }
@@ -389,7 +366,7 @@ private:
         }
         strong_sum_gather_var(strong_, tail_at_, tail_len_, n, tail_digest_);
         count_strong(n, bytes);
-        if (n > 1) candidate_batches_run.fetch_add(1, std::memory_order_relaxed);
+        if (n > 1) RDELTA_TEST_COUNT(candidate_batches_run, 1);
         tail_candidates_ = n;
         return tail_digest_;
     }

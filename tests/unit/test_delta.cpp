@@ -1,6 +1,7 @@
 // test_delta.cpp - delta generation: reference examples, matching rules, chunking.
 #include "test_helpers.hpp"
 
+#include "core/test_hooks.hpp"
 #include "match/parallel_scan.hpp"
 
 #include <rdelta/delta.hpp>
@@ -158,11 +159,11 @@ TEST_CASE("small pushes are gathered and scanned together, on all threads, with 
             for (const auto& schedule : schedules) {
                 CAPTURE(threads);
                 CAPTURE(schedule.front());
-                const auto runs_before = detail::parallel_scans_run.load();
+                const auto runs_before = detail::test_hooks::parallel_scans_run.load();
                 CHECK(run_delta_job(sig, next, threads, schedule) == *whole);
                 // Pieces of 1500 bytes could never be split among threads unless gathered.
                 if (threads > 1 && schedule.size() == 1 && schedule.front() == 1500)
-                    CHECK(detail::parallel_scans_run.load() > runs_before);
+                    CHECK(detail::test_hooks::parallel_scans_run.load() > runs_before);
             }
         }
     }
@@ -225,11 +226,11 @@ TEST_CASE("parallel scanning gives the sequential delta") {
             REQUIRE(sequential.ok());
             for (unsigned threads : {2u, 3u, 4u}) {
                 CAPTURE(threads);
-                const auto runs_before = detail::parallel_scans_run.load();
+                const auto runs_before = detail::test_hooks::parallel_scans_run.load();
                 auto parallel = make_delta(sig, next, 0, job_options{threads});
                 REQUIRE(parallel.ok());
                 CHECK(*parallel == *sequential);
-                CHECK(detail::parallel_scans_run.load() > runs_before);  // the parallel path really ran
+                CHECK(detail::test_hooks::parallel_scans_run.load() > runs_before);  // the parallel path really ran
             }
         }
     }
@@ -378,11 +379,11 @@ TEST_CASE("weak hits that miss are hashed in batches from further ahead, with th
         REQUIRE(want.ok());
         for (unsigned threads : {1u, 2u}) {
             CAPTURE(threads);
-            const auto batches_before = detail::candidate_batches_run.load();
+            const auto batches_before = detail::test_hooks::candidate_batches_run.load();
             auto got = make_delta(*crafted_sig, next, 0, job_options{threads});
             REQUIRE(got.ok());
             CHECK(*got == *want);
-            CHECK(detail::candidate_batches_run.load() > batches_before);
+            CHECK(detail::test_hooks::candidate_batches_run.load() > batches_before);
         }
         auto rebuilt = apply_patch(basis, *want);
         REQUIRE(rebuilt.ok());
@@ -423,12 +424,12 @@ TEST_CASE("tail windows with weak hits are hashed in batches of different length
         want.insert(want.end(), copy.begin(), copy.end());
         for (unsigned threads : {1u, 2u}) {
             CAPTURE(threads);
-            const auto batches_before = detail::candidate_batches_run.load();
+            const auto batches_before = detail::test_hooks::candidate_batches_run.load();
             auto got = make_delta(sig, next, 0, job_options{threads});
             REQUIRE(got.ok());
             CHECK(test::to_hex(*got) == test::to_hex(want));
             // MD4 tail windows are hashed one at a time (no multi-length MD4 kernel).
-            CHECK((detail::candidate_batches_run.load() > batches_before) == (strong_len == 32));
+            CHECK((detail::test_hooks::candidate_batches_run.load() > batches_before) == (strong_len == 32));
         }
     }
 }
@@ -493,11 +494,11 @@ TEST_CASE("windows equal to earlier windows that missed are passed over, with th
             REQUIRE(want.ok());
             for (unsigned threads : {1u, 2u}) {
                 CAPTURE(threads);
-                const auto skipped_before = detail::periodic_windows_skipped.load();
+                const auto skipped_before = detail::test_hooks::periodic_windows_skipped.load();
                 auto got = make_delta(crafted, next, 0, job_options{threads, false, in_place_safe});
                 REQUIRE(got.ok());
                 CHECK(*got == *want);
-                CHECK(detail::periodic_windows_skipped.load() - skipped_before > 1000000);
+                CHECK(detail::test_hooks::periodic_windows_skipped.load() - skipped_before > 1000000);
             }
             auto rebuilt = apply_patch(basis, *want);
             REQUIRE(rebuilt.ok());
