@@ -28,7 +28,7 @@
 #include "match/index_access.hpp"
 
 #include "core/parallel.hpp"
-#include "delta/output_queue.hpp"
+#include "core/output_queue.hpp"
 #include "format/command_writer.hpp"
 #include "match/block_index.hpp"
 #include "match/parallel_scan.hpp"

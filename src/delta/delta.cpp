@@ -8,7 +8,7 @@
 #include "match/index_access.hpp"
 #include "match/matcher.hpp"
 #include "match/parallel_scan.hpp"
-#include "output_queue.hpp"
+#include "core/output_queue.hpp"
 
 #include <rdelta/delta.hpp>
 

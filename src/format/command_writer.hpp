@@ -3,7 +3,7 @@
 // carry their length in the opcode).
 #pragma once
 
-#include "delta/output_queue.hpp"
+#include "core/output_queue.hpp"
 #include "netint.hpp"
 #include "opcodes.hpp"
 

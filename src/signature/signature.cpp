@@ -3,7 +3,7 @@
 #include "checksum/weak_sum.hpp"
 #include "core/exception_guard.hpp"
 #include "core/parallel.hpp"
-#include "delta/output_queue.hpp"
+#include "core/output_queue.hpp"
 #include "format/netint.hpp"
 #include "match/block_index.hpp"
 #include "signature/block_records.hpp"

@@ -2,7 +2,7 @@
 // queue spills to the sink as output is made (no copy into a window first), on
 // the caller's thread, in bounded pieces; a failing sink stops the delta.
 #include "core/parallel.hpp"
-#include "delta/output_queue.hpp"
+#include "core/output_queue.hpp"
 #include "file_with_hole.hpp"
 #include "test_helpers.hpp"
 
