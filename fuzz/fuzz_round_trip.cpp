@@ -27,8 +27,8 @@
 #include "delta_checker.hpp"
 #include "match/index_access.hpp"
 
-#include "core/parallel.hpp"
 #include "core/output_queue.hpp"
+#include "core/parallel.hpp"
 #include "format/command_writer.hpp"
 #include "match/block_index.hpp"
 #include "match/parallel_scan.hpp"

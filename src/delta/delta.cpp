@@ -1,6 +1,7 @@
 // delta.cpp - delta jobs: the slack delta of an empty signature, and the
 // streaming wrapper around the matcher (matcher.hpp holds the exact algorithm).
 #include "core/exception_guard.hpp"
+#include "core/output_queue.hpp"
 #include "core/test_hooks.hpp"
 #include "delta_job.hpp"
 #include "format/checksum_trailer.hpp"
@@ -8,7 +9,6 @@
 #include "match/index_access.hpp"
 #include "match/matcher.hpp"
 #include "match/parallel_scan.hpp"
-#include "core/output_queue.hpp"
 
 #include <rdelta/delta.hpp>
 

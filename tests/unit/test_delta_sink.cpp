@@ -1,8 +1,8 @@
 // test_delta_sink.cpp - how make_delta_from hands its output over: the job's
 // queue spills to the sink as output is made (no copy into a window first), on
 // the caller's thread, in bounded pieces; a failing sink stops the delta.
-#include "core/parallel.hpp"
 #include "core/output_queue.hpp"
+#include "core/parallel.hpp"
 #include "file_with_hole.hpp"
 #include "test_helpers.hpp"
 
