@@ -52,6 +52,15 @@ def rm(*names):
             os.remove(n)
 
 
+def read_syscalls(pid):
+    """How many read system calls the process has made (-1 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/io") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("syscr:"))
+    except (OSError, StopIteration, ValueError):
+        return -1
+
+
 def run_stdin_at(cmd, path, offset, **kw):
     """Run cmd with stdin = `path` opened and positioned at `offset`; returns the
     completed process and the descriptor's offset afterwards (shared with the child)."""
@@ -493,6 +502,12 @@ class Suite:
                 fd = next((n for n in fds if os.readlink(f"/proc/{p.pid}/fd/{n}") == target), None)
             except OSError:
                 pass
+        # The file is opened, then fstat'ed (the version a change is measured against), then
+        # read: stopping between open and fstat would make the change part of that version.
+        # Wait for a read after the open, which comes after the fstat.
+        reads = read_syscalls(p.pid)
+        while p.poll() is None and time.monotonic() < deadline and read_syscalls(p.pid) == reads:
+            pass
         p.send_signal(signal.SIGSTOP)
         opened = p.poll() is None
         self.read_offset = -1  # how far it had read the file sequentially when stopped
@@ -567,7 +582,7 @@ class Suite:
             rm("wdo")
             os.utime("wsig", (1_000_000_000, 1_000_000_000))
             opened, rc, _, err = self.stopped_while_open(["delta", "wsig", "wn", "wdo"], "wsig", poke_sig)
-            if opened and 0 <= self.read_offset < os.path.getsize("wsig"):
+            if opened and 0 < self.read_offset < os.path.getsize("wsig"):
                 break
         else:
             check(False, "delta: never stopped while the signature was being loaded")
