@@ -52,6 +52,9 @@ struct sig_params {
 
     /// The algorithms named by `magic` (magic must be valid).
     sig_format format() const noexcept { return *format_of_magic(magic); }
+    /// Bytes of one block's record in the signature: its weak sum, then strong_len
+    /// bytes of its strong sum.
+    std::size_t record_size() const noexcept { return 4 + std::size_t{strong_len}; }
 };
 
 /// What the caller asks for; zero fields mean "recommended" as in rs_sig_args().

@@ -275,7 +275,7 @@ int signature_command(const request& req, const invocation& inv) {
         // Random access: every thread reads and hashes its own slices.
         file_basis reader(*in);
         std::int64_t records = 0;
-        const std::int64_t record_size = 4 + params.strong_len;
+        const auto record_size = static_cast<std::int64_t>(params.record_size());
         auto made = make_signature_from(reader, static_cast<std::uint64_t>(in->regular_size()), params, options,
                                         [&](std::span<const std::uint8_t> bytes) {
                                             records += static_cast<std::int64_t>(bytes.size()) / record_size;

@@ -1,6 +1,6 @@
-// block_records.hpp - the records of whole blocks held in memory, hashed on
-// several cores: what the signature job and the signature made beside a delta
-// (signature_tap.hpp) share.
+// block_records.hpp - signature records of blocks in memory, hashed on several
+// cores: what the signature job and the signature made beside a delta
+// (signature_tap.hpp) share. The records' layout is format/signature_format.hpp's.
 #pragma once
 
 #include <rdelta/signature.hpp>
@@ -11,14 +11,15 @@
 
 namespace rdelta::detail {
 
-/// Write the records (weak sum, then the strong sum cut to params.strong_len) of
-/// `count` blocks of `len` bytes at `p` to `out` (count * (4 + strong_len) bytes).
-/// Slices of `per_slice` blocks are hashed on up to `threads` cores with the
-/// multi-buffer kernels; `digests` is scratch space kept between calls.
-void hash_block_records(const sig_params& params, const std::uint8_t* p, std::size_t len, std::size_t count,
-                        std::size_t per_slice, unsigned threads, std::vector<std::uint8_t>& digests, std::uint8_t* out);
+/// Blocks of p[0, len) (of params.block_len bytes, the last one shorter when len
+/// is not a multiple) into records at out. Slices of `per_slice` blocks are
+/// hashed on up to `threads` cores; `digests` is scratch space kept between calls.
+void hash_block_records(const sig_params& params, const std::uint8_t* p, std::size_t len, std::size_t per_slice,
+                        unsigned threads, std::vector<std::uint8_t>& digests, std::uint8_t* out);
 
-/// The record of one all-zero full block: what every block of a hole gets.
-std::vector<std::uint8_t> zero_block_record(const sig_params& params);
+/// How many blocks, hence records, len bytes make.
+inline std::size_t blocks_in(const sig_params& params, std::size_t len) noexcept {
+    return (len + params.block_len - 1) / params.block_len;
+}
 
 }  // namespace rdelta::detail

@@ -2,6 +2,7 @@
 // (each header field is checked as soon as it is read), so error codes match rdiff.
 #include "core/exception_guard.hpp"
 #include "format/netint.hpp"
+#include "format/signature_format.hpp"
 
 #include <rdelta/signature.hpp>
 
@@ -136,8 +137,9 @@ private:
         *out_ = signature(resolved->params);
         // Allocate the records once when the file size is known (a hint: never more
         // than the file can hold, so a lying header cannot make it allocate).
-        if (size_hint_ > 12)
-            (void)out_->reserve(static_cast<std::size_t>((size_hint_ - 12) / (4 + resolved->params.strong_len)));
+        constexpr auto header = static_cast<std::int64_t>(detail::signature_header_size);
+        if (size_hint_ > header)
+            (void)out_->reserve(static_cast<std::size_t>(size_hint_ - header) / resolved->params.record_size());
         stats_.block_len = block_len_;
         return {};
     }

@@ -4,7 +4,7 @@
 #include "core/exception_guard.hpp"
 #include "core/output_queue.hpp"
 #include "core/parallel.hpp"
-#include "format/netint.hpp"
+#include "format/signature_format.hpp"
 #include "match/block_index.hpp"
 #include "signature/block_records.hpp"
 #include "signature/slice_size.hpp"
@@ -86,10 +86,7 @@ public:
         stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
         if (io.eof_in && io.avail_in == 0 && out_.empty()) {
             if (!pending_.empty()) {
-                const std::size_t bl = params_.block_len, full = pending_.size() / bl;
-                if (full > 0) emit_blocks(pending_.data(), bl, full);
-                if (pending_.size() > full * bl)
-                    emit_blocks(pending_.data() + full * bl, pending_.size() - full * bl, 1);
+                emit_blocks(pending_.data(), pending_.size());
                 pending_.clear();
                 stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
                 if (!out_.empty()) return job_status::blocked;
@@ -109,10 +106,8 @@ private:
             resolve_sig_params({-1, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
         if (!resolved) return std::move(resolved).err();
         format_ = params_.format();
-        std::uint8_t* h = out_.reserve(12);
-        detail::put_be(h, params_.magic, 4);
-        detail::put_be(h + 4, params_.block_len, 4);
-        detail::put_be(h + 8, params_.strong_len, 4);
+        const auto header = detail::signature_header(params_);
+        std::memcpy(out_.reserve(header.size()), header.data(), header.size());
         stats_.block_len = params_.block_len;
         return {};
     }
@@ -145,13 +140,13 @@ private:
                 pending_.insert(pending_.end(), io.next_in, io.next_in + take);
                 advance(io, take);
                 if (pending_.size() == gather * bl) {
-                    emit_blocks(pending_.data(), bl, gather);
+                    emit_blocks(pending_.data(), gather * bl);
                     pending_.clear();
                 }
                 continue;
             }
             const std::size_t blocks = std::min(io.avail_in / bl, batch_blocks);
-            emit_blocks(io.next_in, bl, blocks);
+            emit_blocks(io.next_in, blocks * bl);
             advance(io, blocks * bl);
         }
     }
@@ -161,11 +156,12 @@ private:
         stats_.in_bytes += static_cast<std::int64_t>(n);
     }
 
-    // Records for `count` blocks of `len` bytes at p; slices of blocks are hashed
-    // in parallel, each writing its records straight into the output.
-    void emit_blocks(const std::uint8_t* p, std::size_t len, std::size_t count) {
-        std::uint8_t* o = out_.reserve(count * (4 + params_.strong_len));
-        detail::hash_block_records(params_, p, len, count, slice_blocks(), threads_, digests_, o);
+    // Records for the blocks of p[0, len); slices of blocks are hashed in
+    // parallel, each writing its records straight into the output.
+    void emit_blocks(const std::uint8_t* p, std::size_t len) {
+        const std::size_t count = detail::blocks_in(params_, len);
+        std::uint8_t* o = out_.reserve(count * params_.record_size());
+        detail::hash_block_records(params_, p, len, slice_blocks(), threads_, digests_, o);
         stats_.sig_blocks += static_cast<std::int64_t>(count);
     }
 

@@ -7,8 +7,7 @@
 #include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
 #include "core/parallel.hpp"
-#include "format/netint.hpp"
-#include "signature/block_records.hpp"
+#include "format/signature_format.hpp"
 #include "signature/slice_size.hpp"
 
 #include <rdelta/patch.hpp>
@@ -128,18 +127,17 @@ result<bool> hash_in_pieces(basis_reader& basis, std::uint64_t offset, std::size
             strong.finish(pieces, n, w.digests.get(), detail::digest_stride);
         }
     }
-    const std::size_t rec = 4 + params.strong_len;
-    for (std::size_t i = 0; i < lanes; ++i) {
-        detail::put_be(records + i * rec, weak[i].digest(), 4);
-        std::memcpy(records + i * rec + 4, w.digests.get() + i * detail::digest_stride, params.strong_len);
-    }
+    const std::size_t rec = params.record_size();
+    for (std::size_t i = 0; i < lanes; ++i)
+        detail::put_signature_record(records + i * rec, weak[i].digest(), w.digests.get() + i * detail::digest_stride,
+                                     params.strong_len);
     return true;
 }
 
 // Records of the blocks of basis[offset, offset + len) into `records`.
 result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t len, const sig_params& params,
                         slice_worker& w, std::uint8_t* records, const std::vector<std::uint8_t>& zero_record) {
-    const std::size_t rec = 4 + params.strong_len;
+    const std::size_t rec = params.record_size();
     if (len % params.block_len == 0 && basis.is_hole(offset, len)) {
         // A hole reads as zeros: no need to read or hash it.
         for (std::size_t i = 0; i < len / params.block_len; ++i)
@@ -156,22 +154,12 @@ result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t l
             std::memcpy(records + i * rec, zero_record.data(), rec);
         return {};
     }
-    const sig_format format = params.format();
-    const std::size_t bl = params.block_len;
-    const std::size_t full = len / bl, blocks = (len + bl - 1) / bl;
+    const std::size_t blocks = (len + params.block_len - 1) / params.block_len;
     if (w.digest_capacity < blocks * detail::digest_stride) {
         w.digests = std::make_unique_for_overwrite<std::uint8_t[]>(blocks * detail::digest_stride);
         w.digest_capacity = blocks * detail::digest_stride;
     }
-    detail::strong_sum_many(format.strong, w.data.get(), bl, full, w.digests.get());
-    if (blocks > full)
-        detail::strong_sum(format.strong, w.data.get() + full * bl, len - full * bl,
-                           w.digests.get() + full * detail::digest_stride);
-    for (std::size_t i = 0; i < blocks; ++i) {
-        const std::size_t block_bytes = std::min(bl, len - i * bl);
-        detail::put_be(records + i * rec, detail::weak_sum_of(format.weak, w.data.get() + i * bl, block_bytes), 4);
-        std::memcpy(records + i * rec + 4, w.digests.get() + i * detail::digest_stride, params.strong_len);
-    }
+    detail::hash_signature_records(params, w.data.get(), len, w.digests.get(), records);
     return {};
 }
 
@@ -196,7 +184,7 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
     if (!checked) return std::move(checked).err();
     const unsigned threads = options.threads ? options.threads : detail::default_threads();
     const std::size_t bl = params.block_len;
-    const std::size_t rec = 4 + params.strong_len;
+    const std::size_t rec = params.record_size();
     const std::size_t slice_blocks =
         detail::blocks_per_slice(bl, detail::strong_sum_lanes(params.format().strong), threads, slice_target);
     const std::uint64_t slice_bytes = std::uint64_t{slice_blocks} * bl;
@@ -205,11 +193,8 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
     job_stats stats;
     stats.op = "signature";
     stats.block_len = bl;
-    std::uint8_t header[12];
-    detail::put_be(header, params.magic, 4);
-    detail::put_be(header + 4, params.block_len, 4);
-    detail::put_be(header + 8, params.strong_len, 4);
-    if (auto sent = sink({header, sizeof header}); !sent) return std::move(sent).err();
+    const auto header = detail::signature_header(params);
+    if (auto sent = sink(header); !sent) return std::move(sent).err();
 
     worker_pool buffers(threads);
     const std::vector<std::uint8_t> zero_record = detail::zero_block_record(params);
@@ -236,7 +221,7 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
         stats.out_bytes += static_cast<std::int64_t>(records.size());
         offset = round_end;
     }
-    stats.out_bytes += 12;
+    stats.out_bytes += static_cast<std::int64_t>(header.size());
     return stats;
 }
 

@@ -4,7 +4,7 @@
 #include "block_records.hpp"
 #include "checksum/strong_sum.hpp"
 #include "core/parallel.hpp"
-#include "format/netint.hpp"
+#include "format/signature_format.hpp"
 #include "slice_size.hpp"
 
 #include <algorithm>
@@ -31,12 +31,9 @@ result<void> signature_tap::start() {
         resolve_sig_params({-1, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
     if (!checked) return std::move(checked).err();
     zero_record_ = zero_block_record(params_);
-    std::uint8_t header[12];
-    put_be(header, params_.magic, 4);
-    put_be(header + 4, params_.block_len, 4);
-    put_be(header + 8, params_.strong_len, 4);
-    stats_.out_bytes += sizeof header;
-    return sink_({header, sizeof header});
+    const auto header = signature_header(params_);
+    stats_.out_bytes += header.size();
+    return sink_(header);
 }
 
 result<void> signature_tap::flush(std::size_t keep_below) {
@@ -47,8 +44,9 @@ result<void> signature_tap::flush(std::size_t keep_below) {
     return {};
 }
 
-result<void> signature_tap::add_blocks(const std::uint8_t* p, std::size_t len, std::size_t count) {
-    const std::size_t rec = 4 + params_.strong_len;
+result<void> signature_tap::add_blocks(const std::uint8_t* p, std::size_t len) {
+    const std::size_t rec = params_.record_size(), bl = params_.block_len;
+    const std::size_t count = blocks_in(params_, len);
     const std::size_t per_slice =
         blocks_per_slice(params_.block_len, strong_sum_lanes(params_.format().strong), threads_, parallel_grain);
     // In batches, so that the records waiting for the sink stay about records_flush.
@@ -57,7 +55,8 @@ result<void> signature_tap::add_blocks(const std::uint8_t* p, std::size_t len, s
         const std::size_t n = std::min(batch, count - done);
         const std::size_t at = records_.size();
         records_.resize(at + n * rec);
-        hash_block_records(params_, p + done * len, len, n, per_slice, threads_, digests_, records_.data() + at);
+        hash_block_records(params_, p + done * bl, std::min(n * bl, len - done * bl), per_slice, threads_, digests_,
+                           records_.data() + at);
         done += n;
         stats_.sig_blocks += static_cast<std::int64_t>(n);
         if (auto f = flush(records_flush); !f) return f;
@@ -74,12 +73,12 @@ result<void> signature_tap::data(std::span<const std::uint8_t> bytes) {
         partial_.insert(partial_.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(take));
         bytes = bytes.subspan(take);
         if (partial_.size() < bl) return {};
-        if (auto a = add_blocks(partial_.data(), bl, 1); !a) return a;
+        if (auto a = add_blocks(partial_.data(), bl); !a) return a;
         partial_.clear();
     }
     const std::size_t full = bytes.size() / bl;
     if (full > 0)
-        if (auto a = add_blocks(bytes.data(), bl, full); !a) return a;
+        if (auto a = add_blocks(bytes.data(), full * bl); !a) return a;
     partial_.assign(bytes.begin() + static_cast<std::ptrdiff_t>(full * bl), bytes.end());
     return {};
 }
@@ -93,7 +92,7 @@ result<void> signature_tap::zeros(std::uint64_t len) {
         partial_.resize(partial_.size() + take, 0);
         len -= take;
         if (partial_.size() < bl) return {};
-        if (auto a = add_blocks(partial_.data(), bl, 1); !a) return a;
+        if (auto a = add_blocks(partial_.data(), bl); !a) return a;
         partial_.clear();
     }
     const std::size_t rec = zero_record_.size();
@@ -111,7 +110,7 @@ result<void> signature_tap::zeros(std::uint64_t len) {
 result<job_stats> signature_tap::finish() {
     if (auto s = start(); !s) return std::move(s).err();
     if (!partial_.empty()) {
-        if (auto a = add_blocks(partial_.data(), partial_.size(), 1); !a) return std::move(a).err();
+        if (auto a = add_blocks(partial_.data(), partial_.size()); !a) return std::move(a).err();
         partial_.clear();
     }
     if (auto f = flush(1); !f) return std::move(f).err();

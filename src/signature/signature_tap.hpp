@@ -27,7 +27,7 @@ public:
 
 private:
     result<void> start();
-    result<void> add_blocks(const std::uint8_t* p, std::size_t len, std::size_t count);
+    result<void> add_blocks(const std::uint8_t* p, std::size_t len);
     result<void> flush(std::size_t keep_below);
 
     sig_params params_;
