@@ -6,7 +6,7 @@
 // one at link time.
 #include "blake2b_kernels.hpp"
 
-#include <immintrin.h>
+#include "cpu/x86_intrinsics.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -16,18 +16,7 @@
 // (see blake2b_avx2.cpp).
 #include "blake2b_kernels.hpp"
 
-// GCC 12's AVX-512 intrinsics seed results with a self-initialised
-// _mm512_undefined_epi32(), which -W(maybe-)uninitialized reports once
-// inlined (GCC PR 105593, fixed in GCC 13). The warning is about the header.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "cpu/x86_intrinsics.hpp"
 
 #include <cstddef>
 #include <cstdint>

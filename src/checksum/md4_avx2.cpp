@@ -2,7 +2,7 @@
 // Compiled with -mavx2 -mbmi2: everything here but the kernel entry has internal
 // linkage in namespace md4_avx2 and no STL is included, so no AVX2-compiled copy
 // of a shared inline function can leak into baseline code (HACKING.md, "SIMD kernels and dispatch").
-#include <immintrin.h>
+#include "cpu/x86_intrinsics.hpp"
 
 #include <cstddef>
 #include <cstdint>

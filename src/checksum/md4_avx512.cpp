@@ -2,19 +2,7 @@
 // Compiled with -mavx512f -mavx512bw -mavx512vl -mavx2 -mbmi2; internal linkage
 // and no STL as in md4_avx2.cpp. AVX-512 has a native rotate (vprold) and
 // three-input logic (vpternlogd), so each step is one logic op, two adds, a rotate.
-
-// GCC 12.2 warns about _mm512_undefined_epi32() inside its own AVX-512 headers
-// once inlined (GCC PR105593, fixed in 12.3); the warning is located in the header,
-// so silencing it around the include is enough.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "cpu/x86_intrinsics.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // md4_sse2.cpp - 4-lane MD4 in xmm registers (md4_simd_body.inc over SSE2).
 // Compiled with -msse2 (the x86-64 baseline). Everything but the kernel entry has
 // internal linkage in namespace md4_sse2, and no STL is included (HACKING.md, "SIMD kernels and dispatch").
-#include <immintrin.h>
+#include "cpu/x86_intrinsics.hpp"
 
 #include <cstddef>
 #include <cstdint>

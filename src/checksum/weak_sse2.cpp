@@ -2,7 +2,7 @@
 // over SSE2; RabinKarp has its own body below, as SSE2 has no pmulld for the shared one.
 // Compiled with -msse2 (the x86-64 baseline). Everything but the kernel entries has
 // internal linkage in namespace weak_sse2, and no STL is included (HACKING.md, "SIMD kernels and dispatch").
-#include <immintrin.h>
+#include "cpu/x86_intrinsics.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // window_skip_avx2.cpp - window skipping 8 windows at a time in ymm registers
 // (checksum/rolling_lanes_body.inc and window_skip_body.inc over AVX2). Compiled
 // with -mavx2 -mbmi2; internal linkage and no STL, as in checksum/weak_avx2.cpp.
-#include <immintrin.h>
+#include "cpu/x86_intrinsics.hpp"
 
 #include <cstddef>
 #include <cstdint>

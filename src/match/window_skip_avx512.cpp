@@ -2,17 +2,7 @@
 // (checksum/rolling_lanes_body.inc and window_skip_body.inc over AVX-512F/BW/VL).
 // Compiled with -mavx512f -mavx512bw -mavx512vl -mavx2 -mbmi2; internal linkage
 // and no STL, as in checksum/weak_avx512.cpp.
-
-// GCC 12.2 warns inside its own AVX-512 headers (GCC PR105593): see weak_avx512.cpp.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "cpu/x86_intrinsics.hpp"
 
 #include <cstddef>
 #include <cstdint>
