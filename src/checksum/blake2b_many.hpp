@@ -38,6 +38,9 @@ void blake2b256_gather_var(const std::uint8_t* const* msgs, const std::size_t* l
 class blake2b256_parts {
 public:
     static constexpr std::size_t lanes = 16;
+    /// A kernel that carries 16 messages' state between calls (blake2b_kernels.hpp).
+    using part_kernel = void (*)(std::uint64_t*, const std::uint8_t* const*, std::size_t, std::size_t, std::uint8_t*,
+                                 std::size_t) noexcept;
     blake2b256_parts() noexcept;
     /// The next `len` bytes of each message (msgs[i]); not their end, and len is
     /// a multiple of 128.
@@ -50,7 +53,7 @@ private:
     alignas(64) std::uint64_t kernel_state_[128];
     blake2b_state lane_state_[lanes];
     std::size_t done_ = 0;
-    bool kernel_;
+    part_kernel kernel_;  // null: libb2 per message
 };
 
 /// BLAKE2b-256 of one message (libb2).

@@ -10,20 +10,13 @@
 // to a multiple of the kernel's step so no chosen kernel ever takes the buffer path.
 #include "weak_dispatch.hpp"
 
-#include "cpu/cpu_features.hpp"
+#include "cpu/kernel_table.hpp"
 #include "weak_block_sum.hpp"
 #include "weak_kernels.hpp"
 
 namespace rdelta::detail {
 
 namespace {
-
-template <typename Fn>
-struct weak_kernel {
-    Fn fn;
-    isa needs;
-    std::size_t min_len;
-};
 
 using rabinkarp_fn = std::uint32_t (*)(const std::uint8_t*, std::size_t) noexcept;
 using rollsum_fn = void (*)(const std::uint8_t*, std::size_t, std::uint32_t*, std::uint32_t*) noexcept;
@@ -32,10 +25,10 @@ using rollsum_fn = void (*)(const std::uint8_t*, std::size_t, std::uint32_t*, st
 #if defined(__aarch64__)
 // One step (32 bytes) each: not measured on arm64 hardware yet (CI runs these
 // kernels under qemu, whose timings say nothing about speed).
-constexpr weak_kernel<rabinkarp_fn> rabinkarp_kernels[] = {
+constexpr isa_kernel<rabinkarp_fn> rabinkarp_kernels[] = {
     {rabinkarp_block_neon, isa::neon, 32},
 };
-constexpr weak_kernel<rollsum_fn> rollsum_kernels[] = {
+constexpr isa_kernel<rollsum_fn> rollsum_kernels[] = {
     {rollsum_block_neon, isa::neon, 32},
 };
 
@@ -43,12 +36,12 @@ constexpr weak_kernel<rollsum_fn> rollsum_kernels[] = {
 constexpr std::size_t rabinkarp_simd_min = 32;
 constexpr std::size_t rollsum_simd_min = 32;
 #else
-constexpr weak_kernel<rabinkarp_fn> rabinkarp_kernels[] = {
+constexpr isa_kernel<rabinkarp_fn> rabinkarp_kernels[] = {
     {rabinkarp_block_avx512, isa::avx512, 256},
     {rabinkarp_block_avx2, isa::avx2, 128},
     {rabinkarp_block_sse2, isa::sse2, 16},
 };
-constexpr weak_kernel<rollsum_fn> rollsum_kernels[] = {
+constexpr isa_kernel<rollsum_fn> rollsum_kernels[] = {
     {rollsum_block_avx512, isa::avx512, 256},
     {rollsum_block_avx2, isa::avx2, 64},
     {rollsum_block_sse2, isa::sse2, 32},
@@ -62,20 +55,14 @@ constexpr std::size_t rollsum_simd_min = 32;
 }  // namespace
 
 std::uint32_t rabinkarp_block_fast(const std::uint8_t* p, std::size_t n) noexcept {
-    if (n >= rabinkarp_simd_min) {
-        const isa level = active_isa();
-        for (const auto& k : rabinkarp_kernels)
-            if (level >= k.needs && n >= k.min_len) return k.fn(p, n);
-    }
+    if (n >= rabinkarp_simd_min)
+        if (const auto* k = first_allowed(rabinkarp_kernels, active_isa(), n)) return k->fn(p, n);
     return rabinkarp_block(p, n);
 }
 
 void rollsum_block_fast(const std::uint8_t* p, std::size_t n, std::uint32_t& s1, std::uint32_t& s2) noexcept {
-    if (n >= rollsum_simd_min) {
-        const isa level = active_isa();
-        for (const auto& k : rollsum_kernels)
-            if (level >= k.needs && n >= k.min_len) return k.fn(p, n, &s1, &s2);
-    }
+    if (n >= rollsum_simd_min)
+        if (const auto* k = first_allowed(rollsum_kernels, active_isa(), n)) return k->fn(p, n, &s1, &s2);
     rollsum_block(p, n, s1, s2);
 }
 

@@ -9,8 +9,10 @@
 
 #include "block_index.hpp"
 #include "checksum/weak_sum.hpp"
-#include "cpu/cpu_features.hpp"
+#include "cpu/kernel_table.hpp"
 #include "window_skip_kernels.hpp"
+
+#include <array>
 
 namespace rdelta::detail {
 
@@ -30,27 +32,37 @@ std::size_t skip_scalar(prefilter_view f, const std::uint8_t* d, std::size_t p, 
 
 }  // namespace
 
-// The kernels are x86 ones (levels compare only within one family's ladder); on
-// aarch64 there is none yet, and other builds are scalar.
+namespace {
+
+// Widest first. The kernels are x86 ones; on aarch64 there is none yet (the
+// caller's loop runs), and builds without SIMD link kernels_portable.cpp's.
+#if defined(__aarch64__)
+constexpr std::array<isa_kernel<rabinkarp_skip_fn>, 0> rabinkarp_kernels{};
+constexpr std::array<isa_kernel<rollsum_skip_fn>, 0> rollsum_kernels{};
+#else
+constexpr isa_kernel<rabinkarp_skip_fn> rabinkarp_kernels[] = {
+    {rabinkarp_skip_avx512, isa::avx512, skip_lanes_avx512},
+    {rabinkarp_skip_avx2, isa::avx2, skip_lanes_avx2},
+};
+constexpr isa_kernel<rollsum_skip_fn> rollsum_kernels[] = {
+    {rollsum_skip_avx512, isa::avx512, skip_lanes_avx512},
+    {rollsum_skip_avx2, isa::avx2, skip_lanes_avx2},
+};
+#endif
+
+}  // namespace
+
 std::size_t skip_rejected(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
                           rabinkarp& w) noexcept {
-#if !defined(__aarch64__)
-    const isa level = active_isa();
-    if (level >= isa::avx512) return rabinkarp_skip_avx512(f, d, p, limit, w.count, w.mult_pow, &w.hash);
-    if (level >= isa::avx2) return rabinkarp_skip_avx2(f, d, p, limit, w.count, w.mult_pow, &w.hash);
-#endif
-    (void)f, (void)d, (void)limit, (void)w;
+    if (const auto* k = first_allowed(rabinkarp_kernels, active_isa()))
+        return k->fn(f, d, p, limit, w.count, w.mult_pow, &w.hash);
     return p;
 }
 
 std::size_t skip_rejected(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
                           rollsum& w) noexcept {
-#if !defined(__aarch64__)
-    const isa level = active_isa();
-    if (level >= isa::avx512) return rollsum_skip_avx512(f, d, p, limit, w.count, &w.s1, &w.s2);
-    if (level >= isa::avx2) return rollsum_skip_avx2(f, d, p, limit, w.count, &w.s1, &w.s2);
-#endif
-    (void)f, (void)d, (void)limit, (void)w;
+    if (const auto* k = first_allowed(rollsum_kernels, active_isa()))
+        return k->fn(f, d, p, limit, w.count, &w.s1, &w.s2);
     return p;
 }
 
