@@ -1,5 +1,5 @@
 // journal_file.cpp - the undo journal of an in-place patch, as a file beside the image.
-#include "patch/journal_writer.hpp"
+#include "format/journal_format.hpp"
 #include "path_walk.hpp"
 #include "posix_util.hpp"
 #include "trusted_file.hpp"
