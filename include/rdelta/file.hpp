@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -158,15 +159,15 @@ public:
     /// durability on (set_durable), the data reaches the disk first.
     result<void> commit();
     /// Write aligned 4 KiB runs of zeros as holes (files only, not streams).
-    void set_sparse(bool on) noexcept { sparse_ = on && kind_ != stream_kind; }
+    void set_sparse(bool on) noexcept;
     /// Push written data out of the page cache as it goes (--nocache).
-    void set_nocache(bool on) noexcept { nocache_ = on && kind_ != stream_kind; }
+    void set_nocache(bool on) noexcept;
     /// fsync the file before publishing it and its folder after (off by default,
     /// as in rdiff and cp; a backup that must survive a power cut turns it on).
-    void set_durable(bool on) noexcept { durable_ = on; }
-    const std::string& name() const noexcept { return name_; }
+    void set_durable(bool on) noexcept;
+    const std::string& name() const noexcept;
     /// Whether what was written can be read back before commit() (not a stream).
-    bool can_read_back() const noexcept { return kind_ != stream_kind; }
+    bool can_read_back() const noexcept;
     /// Whether append_copy() into this output may share extents with its source
     /// instead of copying bytes: the filesystem has reflinks or server-side copy
     /// (XFS, btrfs, bcachefs, OCFS2, ZFS, NFS, SMB). Elsewhere (ext4, tmpfs, ...)
@@ -184,11 +185,10 @@ public:
     bool hole_in_written(std::uint64_t pos, std::uint64_t len) const;
     /// Extended attributes of a replaced file that could not be carried over
     /// (the filesystem or the caller's rights refused them); "" when none.
-    const std::string& warning() const noexcept { return warning_; }
+    const std::string& warning() const noexcept;
 
 private:
-    static constexpr unsigned char stream_kind = 0;
-    output_file() = default;
+    output_file();
     static result<output_file> create_rewrite(output_file out, const std::string& folder, const std::string& base,
                                               const struct stat& st);
     result<void> rewrite_inode();
@@ -198,20 +198,8 @@ private:
     result<void> publish();
     void drop_written_pages(bool final);
     void start_writeback();
-    int fd_ = -1;         // what is written: the stream, or the temporary file
-    int target_fd_ = -1;  // the existing file rewritten in its inode
-    unsigned char kind_ = stream_kind;
-    std::string path_, temp_, name_, warning_;
-    std::uint64_t pos_ = 0;          // bytes of output so far (holes included)
-    std::uint64_t dropped_to_ = 0;   // --nocache: pages before this were dropped
-    std::uint64_t flushing_to_ = 0;  // writeback started up to here
-    bool force_ = false, sparse_ = false, nocache_ = false, durable_ = false;
-    bool no_direct_copy_ = false;                // the kernel refused a copy_file_range
-    bool unnamed_ = false;                       // fd_ is an O_TMPFILE file: nothing to remove if the run dies
-    std::string staging_folder_;                 // rewrite_inode: where the complete output is named before the rewrite
-    std::string pending_;                        // rewrite_inode: the name it takes there, which recovery finds
-    int data_fd_ = -1;                           // append_copy: the data run of data_fd_ found last,
-    std::uint64_t data_from_ = 0, data_to_ = 0;  // [data_from_, data_to_)
+    struct state;  // its descriptors, names and positions (src/io/output_file_state.hpp)
+    std::unique_ptr<state> s_;
 };
 
 /// patch_options::copy_direct for a patch from `basis` into `out` (both must

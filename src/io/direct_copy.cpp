@@ -1,6 +1,7 @@
 // direct_copy.cpp - COPY runs of a patch from a file basis into a file output,
 // copied inside the kernel (copy_file_range): no pass through user space, and the
 // filesystem may share the extents instead of copying them (XFS, btrfs reflinks).
+#include "output_file_state.hpp"
 #include "posix_util.hpp"
 
 #include <rdelta/file.hpp>
@@ -60,48 +61,49 @@ bool shares_extents(unsigned long fs_type) {
 
 bool output_file::copy_may_share_extents() const noexcept {
     struct statfs fs {};
-    if (kind_ == stream_kind || ::fstatfs(fd_, &fs) != 0) return false;
+    if (s_->kind_ == io_detail::output_kind::stream || ::fstatfs(s_->fd_, &fs) != 0) return false;
     return shares_extents(static_cast<unsigned long>(fs.f_type) & 0xffffffffu);
 }
 
 result<std::uint64_t> output_file::append_copy(int from_fd, std::uint64_t from, std::uint64_t len, std::uint64_t at) {
-    if (kind_ == stream_kind || no_direct_copy_ || at != pos_) return std::uint64_t{0};
+    if (s_->kind_ == io_detail::output_kind::stream || s_->no_direct_copy_ || at != s_->pos_) return std::uint64_t{0};
     std::uint64_t done = 0;
     while (done < len) {
         const std::uint64_t pos = from + done;
         std::uint64_t run = len - done;
         // A run inside the data run found last needs no lookup: a dense basis costs
         // two lseeks for the whole patch, not two per COPY.
-        const bool known_data = from_fd == data_fd_ && pos >= data_from_ && pos < data_to_;
-        if (sparse_ && known_data) {
-            run = std::min(run, data_to_ - pos);
-        } else if (sparse_) {
+        const bool known_data = from_fd == s_->data_fd_ && pos >= s_->data_from_ && pos < s_->data_to_;
+        if (s_->sparse_ && known_data) {
+            run = std::min(run, s_->data_to_ - pos);
+        } else if (s_->sparse_) {
             const auto hole = hole_length(from_fd, pos, run);
             if (!hole) break;
             if (*hole > 0) {
-                if (::lseek(fd_, static_cast<off_t>(*hole), SEEK_CUR) < 0) return io_fail(name_, "seek failed", errno);
-                pos_ += *hole, done += *hole;
+                if (::lseek(s_->fd_, static_cast<off_t>(*hole), SEEK_CUR) < 0)
+                    return io_fail(s_->name_, "seek failed", errno);
+                s_->pos_ += *hole, done += *hole;
                 continue;
             }
             const std::uint64_t end = data_end(from_fd, pos);
-            if (end > pos) data_fd_ = from_fd, data_from_ = pos, data_to_ = end;
+            if (end > pos) s_->data_fd_ = from_fd, s_->data_from_ = pos, s_->data_to_ = end;
             run = end > pos ? std::min(run, end - pos) : run;
         }
         off_t in = static_cast<off_t>(pos);
-        const ssize_t n = ::copy_file_range(from_fd, &in, fd_, nullptr, std::min<std::uint64_t>(run, 1u << 30), 0);
+        const ssize_t n = ::copy_file_range(from_fd, &in, s_->fd_, nullptr, std::min<std::uint64_t>(run, 1u << 30), 0);
         if (n < 0) {
             if (errno == EINTR) continue;
             if (copy_unsupported(errno)) {
-                no_direct_copy_ = true;
+                s_->no_direct_copy_ = true;
                 break;
             }
-            return io_fail(name_, "copying from the basis failed", errno);
+            return io_fail(s_->name_, "copying from the basis failed", errno);
         }
         if (n == 0) break;  // the source ended: the job reports a COPY past its end
-        pos_ += static_cast<std::uint64_t>(n), done += static_cast<std::uint64_t>(n);
-        if (nocache_)
+        s_->pos_ += static_cast<std::uint64_t>(n), done += static_cast<std::uint64_t>(n);
+        if (s_->nocache_)
             drop_written_pages(false);
-        else if (durable_)
+        else if (s_->durable_)
             start_writeback();
     }
     return done;

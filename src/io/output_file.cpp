@@ -1,6 +1,7 @@
 // output_file.cpp - outputs: standard output, a device written in place, or a
 // temporary file published under its name only when complete.
 #include "file_metadata.hpp"
+#include "output_file_state.hpp"
 #include "output_target.hpp"
 #include "pending_rewrite.hpp"
 #include "posix_util.hpp"
@@ -64,7 +65,7 @@ mode_t creation_mode() {
 }  // namespace
 
 bool output_file::overwrites(int fd) const {
-    return kind_ == stream_kind && io_detail::shares_storage(fd_, fd);
+    return s_->kind_ == io_detail::output_kind::stream && io_detail::shares_storage(s_->fd_, fd);
 }
 
 result<void> output_file::check(const std::string& path, bool force) {
@@ -76,46 +77,46 @@ result<void> output_file::check(const std::string& path, bool force) {
 
 result<output_file> output_file::create(const std::string& path, bool force) {
     output_file out;
-    out.name_ = is_std_stream(path) ? "standard output" : path;
-    out.force_ = force;
+    out.s_->name_ = is_std_stream(path) ? "standard output" : path;
+    out.s_->force_ = force;
     if (is_std_stream(path)) {
-        out.fd_ = 1;
+        out.s_->fd_ = 1;
         return out;
     }
     auto target = io_detail::resolve_output(path, force);
     if (!target) return std::move(target).err();
-    out.path_ = target->path;
-    out.kind_ = static_cast<unsigned char>(target->kind);
+    out.s_->path_ = target->path;
+    out.s_->kind_ = target->kind;
     switch (target->kind) {
         case io_detail::output_kind::stream: {
-            auto fd = open_stream(target->path, out.name_);
+            auto fd = open_stream(target->path, out.s_->name_);
             if (!fd) return std::move(fd).err();
-            out.fd_ = *fd;
+            out.s_->fd_ = *fd;
             return out;
         }
         case io_detail::output_kind::new_file:
         case io_detail::output_kind::replace: {
-            out.fd_ = io_detail::open_unnamed_in(target->folder);
-            out.unnamed_ = out.fd_ >= 0;
-            if (!out.unnamed_) {  // a named temporary file, removed on error and by the cleanup signals
-                auto fd = io_detail::make_temp_beside(target->folder, target->base, out.name_, out.temp_);
+            out.s_->fd_ = io_detail::open_unnamed_in(target->folder);
+            out.s_->unnamed_ = out.s_->fd_ >= 0;
+            if (!out.s_->unnamed_) {  // a named temporary file, removed on error and by the cleanup signals
+                auto fd = io_detail::make_temp_beside(target->folder, target->base, out.s_->name_, out.s_->temp_);
                 if (!fd) return std::move(fd).err();
-                out.fd_ = *fd;
-                register_temp(out.temp_);
+                out.s_->fd_ = *fd;
+                register_temp(out.s_->temp_);
             }
             if (target->kind == io_detail::output_kind::new_file) {
-                ::fchmod(out.fd_, creation_mode());
+                ::fchmod(out.s_->fd_, creation_mode());
                 return out;
             }
-            if (auto kept = io_detail::carry_owner_and_mode(out.fd_, target->st, out.name_); !kept)
+            if (auto kept = io_detail::carry_owner_and_mode(out.s_->fd_, target->st, out.s_->name_); !kept)
                 return std::move(kept).err();
-            out.warning_ = io_detail::carry_xattrs(target->path, out.fd_);
+            out.s_->warning_ = io_detail::carry_xattrs(target->path, out.s_->fd_);
             return out;
         }
         case io_detail::output_kind::rewrite_inode:
             return create_rewrite(std::move(out), target->folder, target->base, target->st);
     }
-    return fail(errc::internal_error, out.name_ + ": unknown output kind");
+    return fail(errc::internal_error, out.s_->name_ + ": unknown output kind");
 }
 
 // The existing file is kept open and rewritten at commit(); until then the output
@@ -126,65 +127,70 @@ result<output_file> output_file::create(const std::string& path, bool force) {
 // staging file never holds less.
 result<output_file> output_file::create_rewrite(output_file out, const std::string& folder, const std::string& base,
                                                 const struct stat& st) {
-    out.target_fd_ = ::open(out.path_.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (out.target_fd_ < 0) return io_fail(out.name_, "cannot open for writing", errno);
+    out.s_->target_fd_ = ::open(out.s_->path_.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (out.s_->target_fd_ < 0) return io_fail(out.s_->name_, "cannot open for writing", errno);
     struct stat now {};
-    if (::fstat(out.target_fd_, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
-        return fail(errc::io_error, out.name_ + ": the file was replaced while it was opened");
+    if (::fstat(out.s_->target_fd_, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
+        return fail(errc::io_error, out.s_->name_ + ": the file was replaced while it was opened");
     // Two rewrites of one inode (or a rewrite and an in-place patch) must not interleave.
-    if (::flock(out.target_fd_, LOCK_EX | LOCK_NB) != 0)
-        return errno == EWOULDBLOCK ? fail(errc::io_error, out.name_ + ": another rdelta is writing it (locked)")
-                                    : io_fail(out.name_, "cannot lock", errno);
+    if (::flock(out.s_->target_fd_, LOCK_EX | LOCK_NB) != 0)
+        return errno == EWOULDBLOCK ? fail(errc::io_error, out.s_->name_ + ": another rdelta is writing it (locked)")
+                                    : io_fail(out.s_->name_, "cannot lock", errno);
     const char* tmpdir = std::getenv("TMPDIR");
     const bool here = ::faccessat(AT_FDCWD, folder.c_str(), W_OK | X_OK, AT_EACCESS) == 0;
-    out.staging_folder_ = here ? folder : (tmpdir && *tmpdir ? tmpdir : "/tmp");
-    out.pending_ = io_detail::pending_rewrite_path(out.staging_folder_, folder, base, st);
-    out.fd_ = io_detail::open_unnamed_in(out.staging_folder_);
-    out.unnamed_ = out.fd_ >= 0;
-    if (out.unnamed_) return out;
-    auto fd = io_detail::make_temp_beside(out.staging_folder_, base, out.name_, out.temp_);
+    out.s_->staging_folder_ = here ? folder : (tmpdir && *tmpdir ? tmpdir : "/tmp");
+    out.s_->pending_ = io_detail::pending_rewrite_path(out.s_->staging_folder_, folder, base, st);
+    out.s_->fd_ = io_detail::open_unnamed_in(out.s_->staging_folder_);
+    out.s_->unnamed_ = out.s_->fd_ >= 0;
+    if (out.s_->unnamed_) return out;
+    auto fd = io_detail::make_temp_beside(out.s_->staging_folder_, base, out.s_->name_, out.s_->temp_);
     if (!fd) return std::move(fd).err();
-    out.fd_ = *fd;
-    register_temp(out.temp_);
+    out.s_->fd_ = *fd;
+    register_temp(out.s_->temp_);
     return out;
 }
 
-output_file::output_file(output_file&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      target_fd_(std::exchange(other.target_fd_, -1)),
-      kind_(other.kind_),
-      path_(std::move(other.path_)),
-      temp_(std::exchange(other.temp_, "")),
-      name_(std::move(other.name_)),
-      warning_(std::move(other.warning_)),
-      pos_(other.pos_),
-      dropped_to_(other.dropped_to_),
-      flushing_to_(other.flushing_to_),
-      force_(other.force_),
-      sparse_(other.sparse_),
-      nocache_(other.nocache_),
-      durable_(other.durable_),
-      no_direct_copy_(other.no_direct_copy_),
-      unnamed_(other.unnamed_),
-      staging_folder_(std::move(other.staging_folder_)),
-      pending_(std::move(other.pending_)),
-      data_fd_(other.data_fd_),
-      data_from_(other.data_from_),
-      data_to_(other.data_to_) {}
+output_file::output_file() : s_(std::make_unique<state>()) {}
+
+output_file::output_file(output_file&& other) noexcept = default;
 
 output_file::~output_file() {
-    discard();
+    if (s_) discard();  // a moved-from output owns nothing
+}
+
+void output_file::set_sparse(bool on) noexcept {
+    s_->sparse_ = on && s_->kind_ != io_detail::output_kind::stream;
+}
+
+void output_file::set_nocache(bool on) noexcept {
+    s_->nocache_ = on && s_->kind_ != io_detail::output_kind::stream;
+}
+
+void output_file::set_durable(bool on) noexcept {
+    s_->durable_ = on;
+}
+
+const std::string& output_file::name() const noexcept {
+    return s_->name_;
+}
+
+bool output_file::can_read_back() const noexcept {
+    return s_->kind_ != io_detail::output_kind::stream;
+}
+
+const std::string& output_file::warning() const noexcept {
+    return s_->warning_;
 }
 
 void output_file::discard() noexcept {
-    if (!temp_.empty()) {
-        ::unlink(temp_.c_str());
+    if (!s_->temp_.empty()) {
+        ::unlink(s_->temp_.c_str());
         unregister_temp();
-        temp_.clear();
+        s_->temp_.clear();
     }
-    if (fd_ > 2) ::close(fd_);
-    if (target_fd_ >= 0) ::close(target_fd_);
-    fd_ = target_fd_ = -1;
+    if (s_->fd_ > 2) ::close(s_->fd_);
+    if (s_->target_fd_ >= 0) ::close(s_->target_fd_);
+    s_->fd_ = s_->target_fd_ = -1;
 }
 
 namespace {
@@ -199,13 +205,13 @@ bool all_zero(const std::uint8_t* p, std::size_t n) {
 }  // namespace
 
 result<void> output_file::write(const std::uint8_t* p, std::size_t n) {
-    if (!sparse_) {
-        pos_ += n;
+    if (!s_->sparse_) {
+        s_->pos_ += n;
         return write_all(p, n);
     }
     // Runs of units aligned to the output offset, all zero or all not.
     while (n > 0) {
-        std::size_t len = std::min<std::size_t>(n, hole_unit - pos_ % hole_unit);
+        std::size_t len = std::min<std::size_t>(n, hole_unit - s_->pos_ % hole_unit);
         const bool zero = all_zero(p, len);
         while (len < n) {
             const std::size_t unit = std::min(n - len, hole_unit);
@@ -213,11 +219,12 @@ result<void> output_file::write(const std::uint8_t* p, std::size_t n) {
             len += unit;
         }
         if (zero) {
-            if (::lseek(fd_, static_cast<off_t>(len), SEEK_CUR) < 0) return io_fail(name_, "seek failed", errno);
+            if (::lseek(s_->fd_, static_cast<off_t>(len), SEEK_CUR) < 0)
+                return io_fail(s_->name_, "seek failed", errno);
         } else if (auto written = write_all(p, len); !written) {
             return written;
         }
-        pos_ += len, p += len, n -= len;
+        s_->pos_ += len, p += len, n -= len;
     }
     return {};
 }
@@ -232,16 +239,16 @@ result<void> output_file::write_all(const std::uint8_t* p, std::size_t n) {
     // over 1.5 s), 32 KiB 0.31-0.70 s; with no such file, 0.286 against 0.303 s.
     constexpr std::size_t piece = std::size_t{32} << 10;
     while (n > 0) {
-        const ssize_t w = ::write(fd_, p, std::min(n, piece));
+        const ssize_t w = ::write(s_->fd_, p, std::min(n, piece));
         if (w < 0) {
             if (errno == EINTR) continue;
-            return io_fail(name_, "write failed", errno);
+            return io_fail(s_->name_, "write failed", errno);
         }
         p += w, n -= static_cast<std::size_t>(w);
     }
-    if (nocache_)
+    if (s_->nocache_)
         drop_written_pages(false);
-    else if (durable_ && kind_ != stream_kind)
+    else if (s_->durable_ && s_->kind_ != io_detail::output_kind::stream)
         start_writeback();
     return {};
 }
@@ -250,9 +257,10 @@ result<void> output_file::write_all(const std::uint8_t* p, std::size_t n) {
 // as soon as it is written keeps that final wait short.
 void output_file::start_writeback() {
     constexpr std::uint64_t window = std::uint64_t{32} << 20;
-    while (flushing_to_ + window <= pos_) {
-        sync_file_range(fd_, static_cast<off_t>(flushing_to_), static_cast<off_t>(window), SYNC_FILE_RANGE_WRITE);
-        flushing_to_ += window;
+    while (s_->flushing_to_ + window <= s_->pos_) {
+        sync_file_range(s_->fd_, static_cast<off_t>(s_->flushing_to_), static_cast<off_t>(window),
+                        SYNC_FILE_RANGE_WRITE);
+        s_->flushing_to_ += window;
     }
 }
 
@@ -260,55 +268,55 @@ void output_file::start_writeback() {
 // writeback of each 32 MiB window, then wait for and drop the one before it.
 void output_file::drop_written_pages(bool final) {
     constexpr std::uint64_t window = std::uint64_t{32} << 20;
-    while (final ? dropped_to_ < pos_ : dropped_to_ + 2 * window <= pos_) {
-        const std::uint64_t len = final ? pos_ - dropped_to_ : window;
-        sync_file_range(fd_, static_cast<off_t>(dropped_to_ + window), static_cast<off_t>(window),
+    while (final ? s_->dropped_to_ < s_->pos_ : s_->dropped_to_ + 2 * window <= s_->pos_) {
+        const std::uint64_t len = final ? s_->pos_ - s_->dropped_to_ : window;
+        sync_file_range(s_->fd_, static_cast<off_t>(s_->dropped_to_ + window), static_cast<off_t>(window),
                         SYNC_FILE_RANGE_WRITE);
-        sync_file_range(fd_, static_cast<off_t>(dropped_to_), static_cast<off_t>(len),
+        sync_file_range(s_->fd_, static_cast<off_t>(s_->dropped_to_), static_cast<off_t>(len),
                         SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
-        posix_fadvise(fd_, static_cast<off_t>(dropped_to_), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
-        dropped_to_ += len;
+        posix_fadvise(s_->fd_, static_cast<off_t>(s_->dropped_to_), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
+        s_->dropped_to_ += len;
     }
 }
 
 result<std::size_t> output_file::read_back(std::uint64_t pos, std::span<std::uint8_t> out) const {
     for (;;) {
-        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
+        const ssize_t r = ::pread(s_->fd_, out.data(), out.size(), static_cast<off_t>(pos));
         if (r >= 0) return static_cast<std::size_t>(r);
-        if (errno != EINTR) return io_fail(name_, "cannot read back the output", errno);
+        if (errno != EINTR) return io_fail(s_->name_, "cannot read back the output", errno);
     }
 }
 
 bool output_file::hole_in_written(std::uint64_t pos, std::uint64_t len) const {
-    return io_detail::hole_or_past_end(fd_, pos, len);
+    return io_detail::hole_or_past_end(s_->fd_, pos, len);
 }
 
 result<void> output_file::commit() {
-    if (kind_ == stream_kind) return {};
+    if (s_->kind_ == io_detail::output_kind::stream) return {};
     // A file that ends in a hole needs its length set explicitly.
-    if (sparse_ && ::ftruncate(fd_, static_cast<off_t>(pos_)) != 0)
-        return io_fail(name_, "cannot set the length", errno);
-    if (nocache_) drop_written_pages(true);
-    const auto kind = static_cast<io_detail::output_kind>(kind_);
+    if (s_->sparse_ && ::ftruncate(s_->fd_, static_cast<off_t>(s_->pos_)) != 0)
+        return io_fail(s_->name_, "cannot set the length", errno);
+    if (s_->nocache_) drop_written_pages(true);
+    const auto kind = s_->kind_;
     if (kind == io_detail::output_kind::rewrite_inode) {
         // Its new content was not vetted by whoever made the file privileged.
         struct stat st {};
-        if (::fstat(target_fd_, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) != 0 &&
-            ::fchmod(target_fd_, st.st_mode & 01777) != 0)
-            return io_fail(name_, "cannot clear the setuid and setgid bits", errno);
+        if (::fstat(s_->target_fd_, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) != 0 &&
+            ::fchmod(s_->target_fd_, st.st_mode & 01777) != 0)
+            return io_fail(s_->name_, "cannot clear the setuid and setgid bits", errno);
         return rewrite_inode();
     }
-    if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
-    if (unnamed_) return publish_unnamed(kind == io_detail::output_kind::new_file && !force_);
-    if (::close(std::exchange(fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
-    if (kind == io_detail::output_kind::new_file && !force_) {
-        if (auto renamed = io_detail::rename_no_replace(temp_, path_, name_); !renamed) return renamed;
-    } else if (::rename(temp_.c_str(), path_.c_str()) != 0) {
-        return io_fail(name_, "cannot rename the finished output into place", errno);
+    if (s_->durable_ && ::fsync(s_->fd_) != 0) return io_fail(s_->name_, "cannot flush the output to disk", errno);
+    if (s_->unnamed_) return publish_unnamed(kind == io_detail::output_kind::new_file && !s_->force_);
+    if (::close(std::exchange(s_->fd_, -1)) != 0) return io_fail(s_->name_, "write failed", errno);
+    if (kind == io_detail::output_kind::new_file && !s_->force_) {
+        if (auto renamed = io_detail::rename_no_replace(s_->temp_, s_->path_, s_->name_); !renamed) return renamed;
+    } else if (::rename(s_->temp_.c_str(), s_->path_.c_str()) != 0) {
+        return io_fail(s_->name_, "cannot rename the finished output into place", errno);
     }
     unregister_temp();
-    temp_.clear();
-    if (durable_) io_detail::sync_folder(path_);
+    s_->temp_.clear();
+    if (s_->durable_) io_detail::sync_folder(s_->path_);
     return {};
 }
 
@@ -317,20 +325,22 @@ result<void> output_file::commit() {
 // under a temporary name renamed over the old file.
 result<void> output_file::publish_unnamed(bool no_replace) {
     if (no_replace) {
-        if (auto linked = io_detail::link_unnamed(fd_, path_, name_); !linked) return linked;
+        if (auto linked = io_detail::link_unnamed(s_->fd_, s_->path_, s_->name_); !linked) return linked;
     } else {
-        const auto slash = path_.rfind('/');
-        const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path_.substr(0, slash);
-        const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
-        if (auto linked = io_detail::link_unnamed_beside(fd_, folder, base, name_, temp_); !linked) return linked;
-        register_temp(temp_);
-        if (::rename(temp_.c_str(), path_.c_str()) != 0)
-            return io_fail(name_, "cannot rename the finished output into place", errno);  // discard() unlinks temp_
+        const auto slash = s_->path_.rfind('/');
+        const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : s_->path_.substr(0, slash);
+        const std::string base = slash == std::string::npos ? s_->path_ : s_->path_.substr(slash + 1);
+        if (auto linked = io_detail::link_unnamed_beside(s_->fd_, folder, base, s_->name_, s_->temp_); !linked)
+            return linked;
+        register_temp(s_->temp_);
+        if (::rename(s_->temp_.c_str(), s_->path_.c_str()) != 0)
+            return io_fail(s_->name_, "cannot rename the finished output into place",
+                           errno);  // discard() unlinks s_->temp_
         unregister_temp();
-        temp_.clear();
+        s_->temp_.clear();
     }
-    if (::close(std::exchange(fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
-    if (durable_) io_detail::sync_folder(path_);
+    if (::close(std::exchange(s_->fd_, -1)) != 0) return io_fail(s_->name_, "write failed", errno);
+    if (s_->durable_) io_detail::sync_folder(s_->path_);
     return {};
 }
 
@@ -338,49 +348,51 @@ result<void> output_file::publish_unnamed(bool no_replace) {
 // until it is done, and if it fails the staging file, which holds the complete new
 // content, is kept and named in the error.
 result<void> output_file::rewrite_inode() {
-    if (auto room = io_detail::reserve_for_copy(fd_, target_fd_, pos_, name_); !room) return room;
+    if (auto room = io_detail::reserve_for_copy(s_->fd_, s_->target_fd_, s_->pos_, s_->name_); !room) return room;
     // The staging file says whose it is (flushed with it), so a note naming it is believed.
     struct stat st {};
     const bool tagged =
-        ::fstat(target_fd_, &st) == 0 &&
-        io_detail::tag_staging_file(fd_, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
-    if (durable_ && ::fsync(fd_) != 0) return io_fail(name_, "cannot flush the output to disk", errno);
+        ::fstat(s_->target_fd_, &st) == 0 && io_detail::tag_staging_file(s_->fd_, static_cast<std::uint64_t>(st.st_dev),
+                                                                         static_cast<std::uint64_t>(st.st_ino));
+    if (s_->durable_ && ::fsync(s_->fd_) != 0) return io_fail(s_->name_, "cannot flush the output to disk", errno);
     // From naming the staging file to the end of the copy, a signal waits: stopped
     // in between, the run would leave the staging file behind.
     io_detail::signal_deferral no_stop_halfway;
-    if (unnamed_) {
-        const auto slash = path_.rfind('/');
-        const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
-        if (auto named = io_detail::link_unnamed_beside(fd_, staging_folder_, base, name_, temp_); !named) return named;
+    if (s_->unnamed_) {
+        const auto slash = s_->path_.rfind('/');
+        const std::string base = slash == std::string::npos ? s_->path_ : s_->path_.substr(slash + 1);
+        if (auto named = io_detail::link_unnamed_beside(s_->fd_, s_->staging_folder_, base, s_->name_, s_->temp_);
+            !named)
+            return named;
     }
     // Under the name recovery looks for (replacing what an interrupted run left).
-    const bool findable = io_detail::take_pending_name(temp_, pending_);
-    if (durable_) io_detail::sync_folder(temp_);
+    const bool findable = io_detail::take_pending_name(s_->temp_, s_->pending_);
+    if (s_->durable_) io_detail::sync_folder(s_->temp_);
     // Under any of its names, the file now says where its new content waits.
     if (tagged)
-        io_detail::set_update_marker(target_fd_, static_cast<std::uint64_t>(st.st_dev),
-                                     static_cast<std::uint64_t>(st.st_ino), io_detail::update_kind::rewrite, temp_,
-                                     durable_);
+        io_detail::set_update_marker(s_->target_fd_, static_cast<std::uint64_t>(st.st_dev),
+                                     static_cast<std::uint64_t>(st.st_ino), io_detail::update_kind::rewrite, s_->temp_,
+                                     s_->durable_);
     unregister_temp();
-    auto copied = io_detail::copy_into_inode(fd_, target_fd_, pos_, durable_, name_);
+    auto copied = io_detail::copy_into_inode(s_->fd_, s_->target_fd_, s_->pos_, s_->durable_, s_->name_);
     // The staging file is deleted below: the copy must have reached the disk first.
-    if (copied && !durable_ && ::fsync(target_fd_) != 0) copied = io_fail(name_, "write failed", errno);
+    if (copied && !s_->durable_ && ::fsync(s_->target_fd_) != 0) copied = io_fail(s_->name_, "write failed", errno);
     if (!copied) {
-        const std::string kept = std::exchange(temp_, "");
+        const std::string kept = std::exchange(s_->temp_, "");
         return fail(copied.err().code, copied.err().message +
                                            "; the file is partly rewritten, its complete new content "
                                            "is kept in " +
                                            kept +
-                                           (findable ? " (`rdelta recover " + name_ + "` finishes the rewrite)"
+                                           (findable ? " (`rdelta recover " + s_->name_ + "` finishes the rewrite)"
                                                      : " (copy it over the file)"));
     }
     // The staging file goes before the note: killed in between, the note names a
     // file that is gone, which counts as none, and no name of the file is refused.
-    ::unlink(temp_.c_str());
-    if (durable_) io_detail::sync_folder(temp_);
-    temp_.clear();
-    io_detail::clear_update_marker(target_fd_);  // whole (and synced when durable)
-    if (::close(std::exchange(target_fd_, -1)) != 0) return io_fail(name_, "write failed", errno);
+    ::unlink(s_->temp_.c_str());
+    if (s_->durable_) io_detail::sync_folder(s_->temp_);
+    s_->temp_.clear();
+    io_detail::clear_update_marker(s_->target_fd_);  // whole (and synced when durable)
+    if (::close(std::exchange(s_->target_fd_, -1)) != 0) return io_fail(s_->name_, "write failed", errno);
     return {};
 }
 
