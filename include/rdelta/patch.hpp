@@ -49,15 +49,13 @@ struct patch_options {
     /// patch's time): a checksum trailer found after END is handed over instead,
     /// for the caller to check what it wrote with verify_trailer().
     std::function<void(std::span<const std::uint8_t>)> take_trailer;
-    /// When set (with take_trailer: the job does not see these bytes, so cannot hash
-    /// them), a COPY of copy_direct_min bytes or more bypasses the output window: the
-    /// job first returns what it wrote before the COPY, and at its next call passes
-    /// the basis range and the output offset (bytes output so far) to this function,
-    /// which appends the bytes to the output itself and returns how many it appended.
-    /// Fewer (0 when the output is not at that offset, or cannot take a direct copy)
-    /// make the job read the rest of that COPY from the basis as usual. The caller
-    /// must hand on each call's output before the next, as drive_job does.
-    /// direct_file_copy() (rdelta/file.hpp) copies between files inside the kernel.
+    /// When set (only with take_trailer: the job does not see these bytes, so cannot
+    /// hash them; without it the job fails with param_error), a COPY of copy_direct_min bytes or more bypasses the
+    /// output window: the job first returns what it wrote before the COPY, and at its next call passes the basis range
+    /// and the output offset (bytes output so far) to this function, which appends the bytes to the output itself and
+    /// returns how many it appended. Fewer (0 when the output is not at that offset, or cannot take a direct copy) make
+    /// the job read the rest of that COPY from the basis as usual. The caller must hand on each call's output before
+    /// the next, as drive_job does. direct_file_copy() (rdelta/file.hpp) copies between files inside the kernel.
     std::function<result<std::uint64_t>(std::uint64_t basis_pos, std::uint64_t len, std::uint64_t out_pos)> copy_direct;
     static constexpr std::uint64_t copy_direct_min = std::uint64_t{64} << 10;
 };

@@ -40,6 +40,10 @@ public:
 
     result<job_status> iterate(buffers& io) override {
         if (failed_) return *failed_;
+        if (options_.copy_direct && !options_.take_trailer)  // bytes it does not see, it cannot hash
+            return *(failed_ = error{errc::param_error, options_.delta_name +
+                                                            ": patch_options::copy_direct needs take_trailer (the "
+                                                            "job cannot hash what it does not write)"});
         const std::uint8_t* out_before = call_out_start_ = io.next_out;
         auto status = run(io);
         if (!options_.take_trailer) sum_.update(out_before, static_cast<std::size_t>(io.next_out - out_before));

@@ -121,7 +121,7 @@ TEST_CASE("copy_direct takes long COPYs in output order; the job reads what it d
     }
 }
 
-TEST_CASE("copy_direct is not used without take_trailer (the job hashes its output)") {
+TEST_CASE("copy_direct without take_trailer is refused, not ignored (the job must hash its output)") {
     memory_basis mb(basis);
     patch_options options;
     int calls = 0;
@@ -134,10 +134,11 @@ TEST_CASE("copy_direct is not used without take_trailer (the job hashes its outp
         out.insert(out.end(), b.begin(), b.end());
         return {};
     });
-    const auto delta = make_delta(commands);
-    auto status = pump.push(delta, true);
-    REQUIRE(status.ok());
-    CHECK(out == expected_output(basis, commands));
+    auto status = pump.push(make_delta(commands), true);
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.err().code == errc::param_error);
+    CHECK(status.err().message.find("take_trailer") != std::string::npos);
+    CHECK(out.empty());
     CHECK(calls == 0);
 }
 
