@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace rdelta {
 
@@ -67,5 +68,9 @@ private:
     struct state;
     std::unique_ptr<state> s_;
 };
+
+/// The whole content of an input (a file, standard input, a decompressor), for
+/// deltas applied in place.
+result<std::vector<std::uint8_t>> read_whole(byte_source& in);
 
 }  // namespace rdelta

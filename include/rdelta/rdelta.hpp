@@ -8,10 +8,14 @@
 #include <rdelta/file.hpp>
 #include <rdelta/format.hpp>
 #include <rdelta/in_place.hpp>
+#include <rdelta/in_place_fd.hpp>
+#include <rdelta/input_file.hpp>
 #include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
 #include <rdelta/journal.hpp>
 #include <rdelta/manifest.hpp>
+#include <rdelta/output_file.hpp>
 #include <rdelta/patch.hpp>
+#include <rdelta/process.hpp>
 #include <rdelta/signature.hpp>
 #include <rdelta/version.hpp>

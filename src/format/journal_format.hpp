@@ -1,6 +1,6 @@
 // journal_format.hpp - the undo journal's layout (docs/format.md): two header
 // slots, then records of saved regions; all integers big-endian. The writer is
-// patch/journal_writer, recovery patch/journal_recovery, the file io/journal_file.
+// patch/journal_writer, recovery patch/journal_recovery, the file image/journal_file.
 #pragma once
 
 #include <cstddef>

@@ -4,7 +4,7 @@
 // being applied twice to an in_place_fd.
 #include "test_helpers.hpp"
 
-#include "io/path_walk.hpp"
+#include "fs/path_walk.hpp"
 
 #include <rdelta/file.hpp>
 #include <rdelta/journal.hpp>

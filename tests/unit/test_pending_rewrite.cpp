@@ -3,7 +3,7 @@
 // link sees it, the inode is kept) and removed; nothing else is ever copied in.
 #include "test_helpers.hpp"
 
-#include "io/update_marker.hpp"
+#include "fs/update_marker.hpp"
 
 #include <rdelta/file.hpp>
 

@@ -1,6 +1,6 @@
 // test_stale_temps.cpp - which names the sweep of dead runs' temporary outputs may
 // take: only `.NAME.rdelta-` or `.rdelta-` and exactly six letters or digits.
-#include "io/stale_temps.hpp"
+#include "fs/stale_temps.hpp"
 
 #include <doctest/doctest.h>
 

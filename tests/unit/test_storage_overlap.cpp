@@ -3,7 +3,7 @@
 // what it is built on, a loop device and its backing file. Block devices are
 // described by a fake sysfs tree laid out as the kernel's (/sys/dev/block/MAJ:MIN
 // are links into /sys/devices, a partition is a folder inside its disk's).
-#include "io/storage_overlap.hpp"
+#include "fs/storage_overlap.hpp"
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>

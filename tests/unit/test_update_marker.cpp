@@ -1,7 +1,7 @@
 // test_update_marker.cpp - the note a half-updated file carries: read back only
 // for the inode it was written on, and only when it names a present journal or
 // staging file, under a name of its kind, that a trusted user owns.
-#include "io/update_marker.hpp"
+#include "fs/update_marker.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // output_target.cpp - resolving an output name before anything is written.
 #include "output_target.hpp"
 
-#include "posix_util.hpp"
+#include "fs/posix_util.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,15 +1,15 @@
 // output_file.cpp - outputs: standard output, a device written in place, or a
 // temporary file published under its name only when complete.
-#include "file_metadata.hpp"
+#include "fs/file_metadata.hpp"
+#include "fs/pending_rewrite.hpp"
+#include "fs/posix_util.hpp"
+#include "fs/publish.hpp"
+#include "fs/storage_overlap.hpp"
+#include "fs/update_marker.hpp"
 #include "output_file_state.hpp"
 #include "output_target.hpp"
-#include "pending_rewrite.hpp"
-#include "posix_util.hpp"
-#include "publish.hpp"
-#include "storage_overlap.hpp"
-#include "update_marker.hpp"
 
-#include <rdelta/file.hpp>
+#include <rdelta/output_file.hpp>
 
 #include <fcntl.h>
 #include <linux/fs.h>

@@ -1,10 +1,10 @@
 // in_place_fd.cpp - a regular file opened for reading and writing, patched in place.
-#include "path_walk.hpp"
-#include "posix_util.hpp"
-#include "unfinished_update.hpp"
-#include "update_marker.hpp"
+#include "fs/path_walk.hpp"
+#include "fs/posix_util.hpp"
+#include "fs/unfinished_update.hpp"
+#include "fs/update_marker.hpp"
 
-#include <rdelta/file.hpp>
+#include <rdelta/in_place_fd.hpp>
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -132,33 +132,6 @@ result<void> in_place_fd::resize(std::uint64_t size) {
     if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) return io_fail(name_, "cannot set the length", errno);
     size_ = size;
     return {};
-}
-
-namespace {
-
-result<std::vector<std::uint8_t>> read_all_of(byte_source& in) {
-    std::vector<std::uint8_t> bytes;
-    if (in.size_hint() > 0) bytes.reserve(static_cast<std::size_t>(in.size_hint()));
-    std::uint8_t buf[1 << 16];
-    for (;;) {
-        auto got = in.read_full(buf, sizeof buf);
-        if (!got) return std::move(got).err();
-        bytes.insert(bytes.end(), buf, buf + *got);
-        if (*got < sizeof buf) return bytes;
-    }
-}
-
-}  // namespace
-
-// An input larger than memory is an error value, not an exception.
-result<std::vector<std::uint8_t>> read_whole(byte_source& in) {
-    try {
-        return read_all_of(in);
-    } catch (const std::bad_alloc&) {
-        return fail(errc::mem_error, in.name() + ": out of memory reading it whole");
-    } catch (const std::length_error&) {
-        return fail(errc::mem_error, in.name() + ": too large to hold in memory");
-    }
 }
 
 }  // namespace rdelta

@@ -1,8 +1,8 @@
 // input_file.cpp - inputs read sequentially, and a basis read at random (pread).
-#include "posix_util.hpp"
-#include "unfinished_update.hpp"
+#include "fs/posix_util.hpp"
+#include "fs/unfinished_update.hpp"
 
-#include <rdelta/file.hpp>
+#include <rdelta/input_file.hpp>
 
 #include <fcntl.h>
 #include <linux/fs.h>

@@ -1,10 +1,10 @@
-// output_file_state.hpp - what an output_file holds (rdelta/file.hpp keeps it
+// output_file_state.hpp - what an output_file holds (rdelta/output_file.hpp keeps it
 // behind a pointer): its descriptors, names and positions.
 #pragma once
 
 #include "output_target.hpp"
 
-#include <rdelta/file.hpp>
+#include <rdelta/output_file.hpp>
 
 #include <cstdint>
 #include <string>

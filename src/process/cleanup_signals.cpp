@@ -1,8 +1,8 @@
 // cleanup_signals.cpp - removing a pending temporary output when a signal ends
-// the process (rdelta/file.hpp install_cleanup_handlers).
-#include "posix_util.hpp"
+// the process (rdelta/process.hpp install_cleanup_handlers).
+#include "fs/posix_util.hpp"
 
-#include <rdelta/file.hpp>
+#include <rdelta/process.hpp>
 
 #include <unistd.h>
 #include <atomic>

@@ -7,9 +7,9 @@
 // the patch does the same), so the record describes the file exactly when nothing
 // has changed it since: a copy (another inode), a write or a truncation (another
 // size or time) makes the record stale, and the delta may be applied again.
-#include "posix_util.hpp"
+#include "fs/posix_util.hpp"
 
-#include <rdelta/file.hpp>
+#include <rdelta/in_place_fd.hpp>
 
 #include <sys/stat.h>
 #include <sys/xattr.h>

@@ -1,10 +1,10 @@
 // direct_copy.cpp - COPY runs of a patch from a file basis into a file output,
 // copied inside the kernel (copy_file_range): no pass through user space, and the
 // filesystem may share the extents instead of copying them (XFS, btrfs reflinks).
+#include "fs/posix_util.hpp"
 #include "output_file_state.hpp"
-#include "posix_util.hpp"
 
-#include <rdelta/file.hpp>
+#include <rdelta/output_file.hpp>
 
 #include <fcntl.h>
 #include <linux/magic.h>

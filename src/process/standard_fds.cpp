@@ -1,4 +1,4 @@
-// standard_fds.cpp - descriptors 0-2 are never left closed (rdelta/file.hpp
+// standard_fds.cpp - descriptors 0-2 are never left closed (rdelta/process.hpp
 // ensure_standard_fds_open).
 //
 // open() returns the lowest free number. Started with stderr closed, the first
@@ -10,7 +10,7 @@
 // would on the closed descriptor, instead of reading an empty file and writing a
 // signature of nothing; writing `-` fails instead of discarding the output with
 // status 0. Standard error stays writable: messages to it are lost either way.
-#include <rdelta/file.hpp>
+#include <rdelta/process.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>

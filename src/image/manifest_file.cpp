@@ -8,11 +8,11 @@
 // synced, linked under a unique name and renamed over the old name, so a crash
 // leaves the old manifest or the new one, and a symlink or hard link planted under
 // the name is replaced, never followed.
-#include "path_walk.hpp"
-#include "posix_util.hpp"
-#include "trusted_file.hpp"
+#include "fs/path_walk.hpp"
+#include "fs/posix_util.hpp"
+#include "fs/trusted_file.hpp"
 
-#include <rdelta/file.hpp>
+#include <rdelta/in_place_fd.hpp>
 #include <rdelta/manifest.hpp>
 
 #include <xxhash.h>

@@ -1,11 +1,11 @@
 // journal_file.cpp - the undo journal of an in-place patch, as a file beside the image.
 #include "format/journal_format.hpp"
-#include "path_walk.hpp"
-#include "posix_util.hpp"
-#include "trusted_file.hpp"
-#include "update_marker.hpp"
+#include "fs/path_walk.hpp"
+#include "fs/posix_util.hpp"
+#include "fs/trusted_file.hpp"
+#include "fs/update_marker.hpp"
 
-#include <rdelta/file.hpp>
+#include <rdelta/in_place_fd.hpp>
 #include <rdelta/journal.hpp>
 
 #include <xxhash.h>
