@@ -45,7 +45,7 @@ result<void> sign(const std::string& basis_path, const std::string& sig_path) {
 result<signature> load(const std::string& sig_path) {
     auto in = input_file::open(sig_path);
     if (!in) return std::move(in).err();
-    signature sig{sig_params{}};
+    signature sig;
     auto loader = make_loadsig_job(&sig, sig_path, static_cast<std::uint64_t>(in->regular_size()));
     if (auto loaded = drive_job(*loader, *in, {}); !loaded) return std::move(loaded).err();
     // In-place-safe deltas need the index that keeps duplicate blocks.

@@ -50,7 +50,7 @@ int main() {
     if (!sig_bytes) return std::fprintf(stderr, "%s\n", sig_bytes.err().message.c_str()), 1;
 
     // Sender: load the signature as it arrives, then stream the delta back.
-    signature sig{sig_params{}};
+    signature sig;
     auto loader = make_loadsig_job(&sig, "peer signature");
     if (auto loaded = stream_through(*loader, *sig_bytes, net); !loaded)
         return std::fprintf(stderr, "%s\n", loaded.err().message.c_str()), 1;

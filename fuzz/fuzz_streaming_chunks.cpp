@@ -91,7 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (corruption == 3) sig_file[corrupt_at % sig_file.size()] ^= static_cast<std::uint8_t>(1 + corrupt_at / 256);
     auto loaded_once = load_signature(sig_file);
     {
-        signature streamed{sig_params{}};
+        signature streamed;
         auto j = make_loadsig_job(&streamed);
         const run_result r = drive(*j, sig_file, in_sched, out_sched);
         FUZZ_CHECK(r.ok == loaded_once.ok(), "streamed loadsig %s, one-shot %s", what(r),

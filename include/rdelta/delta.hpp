@@ -34,10 +34,6 @@ std::unique_ptr<job> make_delta_job(const signature& sig, job_options options = 
 /// carries, so pieces are at most 32 MiB (one block and a bit for larger blocks).
 std::size_t delta_chunk_size(const signature& sig, unsigned threads);
 
-/// Receives delta bytes in order. make_delta_from() calls it on the caller's
-/// thread, in pieces of up to about 288 KiB (256 KiB and the command that
-/// crossed that mark), as the scan makes them.
-using delta_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
 /// Told how many bytes of the new file have been encoded so far.
 using delta_progress = std::function<void(std::uint64_t)>;
 
@@ -47,7 +43,7 @@ using delta_progress = std::function<void(std::uint64_t)>;
 /// `params`; holes get the zero block's record without being hashed.
 struct new_signature_output {
     sig_params params;
-    signature_sink sink;
+    byte_sink sink;
 };
 
 /// Delta of a random-access new file of `size` bytes (a regular file, a block
@@ -55,9 +51,11 @@ struct new_signature_output {
 /// of zeros is encoded from the sums of one zero block, in time proportional to
 /// the blocks it spans. Same bytes as make_delta_job() over the whole file; with
 /// an empty signature the file is read in chunks of the block length, as rdiff.
+/// `sink` is called on the caller's thread, in pieces of up to about 288 KiB
+/// (256 KiB and the command that crossed that mark), as the scan makes them.
 /// With `new_signature`, its sink receives the new file's signature as well.
 result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig, job_options options,
-                                  const delta_sink& sink, const delta_progress& progress = {},
+                                  const byte_sink& sink, const delta_progress& progress = {},
                                   const new_signature_output* new_signature = nullptr);
 
 /// A stream of the new file, for make_delta_job(), that makes the new file's

@@ -3,6 +3,7 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/byte_sink.hpp>
 #include <rdelta/error.hpp>
 
 #include <cstddef>
@@ -26,9 +27,6 @@ public:
     /// The name errors give the input ("delta.bin", "standard input").
     virtual const std::string& name() const noexcept = 0;
 };
-
-/// Receives output bytes in order; an error stops the command.
-using byte_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
 
 /// A sink whose bytes are written by a thread of its own, so that writing them (a
 /// file, a pipe to ssh) overlaps the work that makes them. Bytes are copied into

@@ -1,11 +1,16 @@
 // rdelta/job.hpp - the streaming job interface shared by signature, loadsig, delta and patch.
 //
-// A job is fed input and drained of output through a `buffers` struct, the same
-// contract as librsync's rs_job_iter(): each iterate() call takes *all* offered input
-// (buffering internally what it cannot use yet), writes as much output as fits, and
-// returns done, blocked (needs more input or output space) or an error. Set eof_in
-// once no more input will come and keep calling until done. A job never blocks on
-// I/O itself and never needs its whole input in memory.
+// A job is fed input and drained of output through a `buffers` struct, as librsync's
+// rs_job_iter(). The contract of iterate(), stated here only:
+// - It consumes input from next_in/avail_in and writes output at next_out/avail_out,
+//   advancing both. Signature, loadsig and delta jobs consume all the input offered
+//   (buffering what they cannot use yet); a patch job may leave some in next_in when
+//   its output window is full: offer those bytes again on the next call.
+// - It returns done once eof_in is set and every output byte is written; blocked
+//   when it needs more input or more output space; an error otherwise, and the same
+//   error on every later call.
+// - Set eof_in once no more input will come, and keep calling until done.
+// A job never blocks on I/O itself and never needs its whole input in memory.
 //
 // Nothing the library returns throws: a job that runs out of memory (or cannot
 // start a thread) returns errc::mem_error from iterate(), and the make_*_job()
@@ -36,7 +41,12 @@ enum class job_status { done, blocked };
 
 /// Options common to jobs.
 struct job_options {
-    unsigned threads = 0;  ///< cores a job may use; 0 (the default) = all, as the tool
+    /// Cores one job may use, the calling thread included; 0 (the default) = every
+    /// core the machine reports, as the tool. 1 keeps a job on the calling thread.
+    /// Helper threads come from one process-wide pool that grows to the largest
+    /// count asked for and is shared by concurrent jobs, so a service running N
+    /// jobs at once bounds them by giving each a count of its own (cores / N).
+    unsigned threads = 0;
     /// delta: append the whole-file checksum trailer after END. Off, a delta is
     /// librsync's bytes (the C API's always are); the rdelta tool turns it on.
     bool checksum = false;
@@ -78,9 +88,7 @@ struct job_stats {
     bool checksum_verified = false;  ///< patch: a checksum trailer was present and matched
 };
 
-/// Base of all streaming jobs. A job takes as much input as it can use now and may
-/// leave the rest in `next_in` (re-offer it on the next call); signature, loadsig and
-/// delta jobs take all of it.
+/// Base of all streaming jobs.
 class job {
 public:
     virtual ~job() = default;
@@ -88,8 +96,7 @@ public:
     job(const job&) = delete;
     job& operator=(const job&) = delete;
 
-    /// Consume input, produce output; see the file comment for the contract.
-    /// After an error every further call returns the same error.
+    /// Consume input, produce output: the contract is the file comment's.
     virtual result<job_status> iterate(buffers& io) = 0;
 
     /// Counters so far.

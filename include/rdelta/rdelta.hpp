@@ -1,6 +1,8 @@
 // rdelta/rdelta.hpp - umbrella header: the whole public C++ API.
 #pragma once
 
+#include <rdelta/basis_reader.hpp>
+#include <rdelta/byte_sink.hpp>
 #include <rdelta/compression.hpp>
 #include <rdelta/delta.hpp>
 #include <rdelta/drive.hpp>

@@ -2,6 +2,8 @@
 // Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
+#include <rdelta/basis_reader.hpp>
+#include <rdelta/byte_sink.hpp>
 #include <rdelta/error.hpp>
 #include <rdelta/format.hpp>
 #include <rdelta/job.hpp>
@@ -17,7 +19,6 @@
 namespace rdelta {
 
 class block_index;
-class basis_reader;
 namespace detail {
 class index_access;
 }
@@ -25,6 +26,9 @@ class index_access;
 /// A signature held in memory: header parameters plus one (weak, strong) record per block.
 class signature {
 public:
+    /// An empty signature, for make_loadsig_job() to fill (or an empty basis's
+    /// signature with default parameters).
+    signature();
     explicit signature(sig_params params);
     ~signature();
     signature(signature&&) noexcept;
@@ -73,9 +77,6 @@ private:
 /// Blocks are hashed on up to `options.threads` cores; output is the same.
 std::unique_ptr<job> make_signature_job(const sig_params& params, job_options options = {});
 
-/// Receives signature bytes in order.
-using signature_sink = std::function<result<void>(std::span<const std::uint8_t>)>;
-
 /// Signature of a random-access input of `size` bytes (a regular file, a block
 /// device, memory): slices are read and hashed on up to `options.threads` cores,
 /// `basis.read()` being called from several threads at once. Same bytes as the job.
@@ -84,7 +85,7 @@ using signature_sink = std::function<result<void>(std::span<const std::uint8_t>)
 /// 4 + strong_len bytes, one per block), and an error it returns (a full disk, or
 /// the caller's own "cancelled") stops the work and comes back unchanged.
 result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
-                                      job_options options, const signature_sink& sink);
+                                      job_options options, const byte_sink& sink);
 
 /// A job that parses a signature file into `*out` (which must outlive the job).
 /// The header is validated in librsync's order (docs/format.md).

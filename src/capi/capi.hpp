@@ -24,7 +24,7 @@
 // The opaque rs_signature_t: our loaded signature plus librsync's match counters,
 // which librsync keeps in the signature's hash table across delta jobs.
 struct rs_signature {
-    rdelta::signature sig{rdelta::sig_params{}};
+    rdelta::signature sig;
     std::int64_t searches = 0, matches = 0, weak_compares = 0, strong_calcs = 0;
 };
 

@@ -142,7 +142,7 @@ rs_job* loadsig_begin(rs_signature_t** sig) {
 }
 
 rs_job* delta_begin(rs_signature_t* sig) {
-    static const rdelta::signature empty{rdelta::sig_params{}};
+    static const rdelta::signature empty;
     rs_job* job = new_job(rs_job::kind::delta);
     job->sig = sig;
     if (sig && sig->sig.block_count() > 0 && !rdelta::detail::index_access::of(sig->sig)) {

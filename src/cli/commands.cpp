@@ -365,7 +365,7 @@ int delta_command(const request& req, const invocation& inv) {
     stats.start();
     auto sig_in = decompressing_reader::open(*sig_file);  // the signature may be compressed
     if (!sig_in) return report(inv, sig_in.err());
-    signature sig{sig_params{}};
+    signature sig;
     // Under its own name, a delta or text file given as the signature is called what it
     // is (with rdiff's exit code).
     auto loader =

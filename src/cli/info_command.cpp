@@ -209,7 +209,7 @@ int info_command(const request& req, const invocation& inv) {
         std::snprintf(text, sizeof text, ": not a signature or a delta (it starts with 0x%08x)", magic);
         return report(fail(errc::bad_magic, in->name() + text));
     }
-    signature sig{sig_params{}};
+    signature sig;
     auto loader = make_loadsig_job(&sig, in->name());
     if (auto loaded = drive_job(*loader, whole, {}); !loaded) return report(loaded.err());
     return print_signature(req, in->name(), sig, in->kind());

@@ -21,13 +21,6 @@
 
 namespace rdelta {
 
-result<std::size_t> memory_basis::read(std::uint64_t pos, std::span<std::uint8_t> out) {
-    if (pos >= bytes_.size()) return std::size_t{0};
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), bytes_.size() - pos));
-    std::memcpy(out.data(), bytes_.data() + pos, n);
-    return n;
-}
-
 namespace {
 
 constexpr std::uint64_t max_basis_offset = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());

@@ -20,6 +20,7 @@
 
 namespace rdelta {
 
+signature::signature() = default;
 signature::signature(sig_params params) : params_(params) {}
 signature::~signature() = default;
 signature::signature(signature&&) noexcept = default;

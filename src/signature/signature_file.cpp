@@ -167,18 +167,18 @@ result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t l
 
 namespace detail {
 result<job_stats> signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params, job_options options,
-                                 const signature_sink& sink);
+                                 const byte_sink& sink);
 }  // namespace detail
 
 result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
-                                      job_options options, const signature_sink& sink) {
+                                      job_options options, const byte_sink& sink) {
     return detail::exceptions_as_errors("signature",
                                         [&] { return detail::signature_from(basis, size, params, options, sink); });
 }
 
 // make_signature_from()'s body; allocation and thread failures throw.
 result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
-                                         job_options options, const signature_sink& sink) {
+                                         job_options options, const byte_sink& sink) {
     auto checked =
         resolve_sig_params({-1, params.magic, params.block_len, static_cast<std::int64_t>(params.strong_len)});
     if (!checked) return std::move(checked).err();

@@ -18,7 +18,7 @@ result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> b
 
 result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name) {
     return detail::exceptions_as_errors("loadsig", [&]() -> result<signature> {
-        signature sig{sig_params{}};
+        signature sig;
         auto j = make_loadsig_job(&sig, std::move(name));
         auto done = run_to_memory(*j, bytes);
         if (!done) return std::move(done).err();

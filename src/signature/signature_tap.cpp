@@ -18,7 +18,7 @@ constexpr std::size_t records_flush = std::size_t{1} << 20;
 
 }  // namespace
 
-signature_tap::signature_tap(const sig_params& params, unsigned threads, signature_sink sink)
+signature_tap::signature_tap(const sig_params& params, unsigned threads, byte_sink sink)
     : params_(params), threads_(threads ? threads : default_threads()), sink_(std::move(sink)) {
     stats_.op = "signature";
     stats_.block_len = params.block_len;

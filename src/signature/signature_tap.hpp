@@ -15,7 +15,7 @@ namespace rdelta::detail {
 /// the same parameters. Memory: one block, the records of about 1 MiB of them.
 class signature_tap {
 public:
-    signature_tap(const sig_params& params, unsigned threads, signature_sink sink);
+    signature_tap(const sig_params& params, unsigned threads, byte_sink sink);
 
     /// The next bytes of the file.
     result<void> data(std::span<const std::uint8_t> bytes);
@@ -32,7 +32,7 @@ private:
 
     sig_params params_;
     unsigned threads_;
-    signature_sink sink_;
+    byte_sink sink_;
     std::vector<std::uint8_t> partial_;  // the block being filled, shorter than block_len
     std::vector<std::uint8_t> records_;  // not yet sent to the sink
     std::vector<std::uint8_t> digests_;

@@ -217,7 +217,7 @@ TEST_CASE("drive_job: end_on_empty_read offers short reads as they come; any out
         std::string name_ = "pipe";
     };
     const auto data = pattern(25500, 3);
-    const signature empty{sig_params{}};  // a slack delta: one LITERAL per piece offered
+    const signature empty;  // a slack delta: one LITERAL per piece offered
     std::vector<std::uint8_t> expected;
     {
         auto j = make_delta_job(empty);

@@ -363,7 +363,7 @@ TEST_CASE("a job driven into a writer's sink and out of an owning reader") {
         auto reader = decompressing_reader::open(std::make_unique<memory_source>(packed));
         REQUIRE(reader);
         CHECK(reader->kind() == c);
-        signature sig{sig_params{}};
+        signature sig;
         auto loader = make_loadsig_job(&sig, reader->name());
         REQUIRE(drive_job(*loader, *reader, {}));
         CHECK(sig.block_count() == (basis.size() + sig.params().block_len - 1) / sig.params().block_len);

@@ -93,7 +93,7 @@ TEST_CASE("loading a signature round-trips its records, in any chunking") {
     auto bytes = make_signature(data, params(0x72730146, 100, 5));
     REQUIRE(bytes.ok());
     for (std::size_t chunk : {1u, 3u, 12u, 1000u}) {
-        signature sig{sig_params{}};
+        signature sig;
         auto j = make_loadsig_job(&sig, "s");
         run_chunked(*j, *bytes, chunk, 16);
         CHECK(sig.params().block_len == 100);
