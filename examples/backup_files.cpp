@@ -26,18 +26,14 @@ int die(const error& e) {
     return static_cast<int>(e.code);
 }
 
-byte_sink to(output_file& out) {
-    return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes.data(), bytes.size()); };
-}
-
 result<void> sign(const std::string& basis_path, const std::string& sig_path) {
     auto in = input_file::open(basis_path);
     if (!in) return std::move(in).err();
     auto out = output_file::create(sig_path, true);
     if (!out) return std::move(out).err();
     file_basis basis(*in);
-    const auto size = static_cast<std::uint64_t>(in->regular_size());
-    auto made = make_signature_from(basis, size, recommended_sig_params(size), job_options{}, to(*out));
+    const std::uint64_t size = in->size().value_or(0);  // a regular file: known
+    auto made = make_signature_from(basis, size, recommended_sig_params(size), job_options{}, out->sink());
     if (!made) return std::move(made).err();
     return out->commit();
 }
@@ -46,7 +42,7 @@ result<signature> load(const std::string& sig_path) {
     auto in = input_file::open(sig_path);
     if (!in) return std::move(in).err();
     signature sig;
-    auto loader = make_loadsig_job(&sig, sig_path, static_cast<std::uint64_t>(in->regular_size()));
+    auto loader = make_loadsig_job(&sig, sig_path, in->size());
     if (auto loaded = drive_job(*loader, *in, {}); !loaded) return std::move(loaded).err();
     // In-place-safe deltas need the index that keeps duplicate blocks.
     if (auto indexed = sig.build_index(true); !indexed) return std::move(indexed).err();
@@ -59,15 +55,15 @@ result<void> diff(const signature& sig, const std::string& new_path, const std::
     auto out = output_file::create(delta_path, true);
     if (!out) return std::move(out).err();
     // codec::none writes through unchanged; zstd at its default level, on all cores.
-    auto packer = compressing_writer::open({packing}, delta_path, to(*out));
+    auto packer = compressing_writer::open({packing}, delta_path, out->sink());
     if (!packer) return std::move(packer).err();
     file_basis reader(*in);
     job_options options;
     options.checksum = true;       // the new file's length and XXH3-128 after END
     options.in_place_safe = true;  // patch --in-place can apply it
-    auto made = make_delta_from(
-        reader, static_cast<std::uint64_t>(in->regular_size()), sig, options, packer->sink(),
-        [](std::uint64_t done) { std::fprintf(stderr, "\rdelta: %llu bytes", (unsigned long long)done); });
+    auto made = make_delta_from(reader, in->size().value_or(0), sig, options, packer->sink(), [](std::uint64_t done) {
+        std::fprintf(stderr, "\rdelta: %llu bytes", (unsigned long long)done);
+    });
     std::fputc('\n', stderr);
     if (!made) return std::move(made).err();
     if (auto finished = packer->finish(); !finished) return finished;
@@ -92,7 +88,7 @@ result<void> rebuild(const std::string& basis_path, const std::string& delta_pat
     options.take_trailer = [&](std::span<const std::uint8_t> t) { trailer.assign(t.begin(), t.end()); };
     options.copy_direct = direct_file_copy(basis, *out);  // long COPYs file to file, in the kernel
     auto job = make_patch_job(basis, options);
-    if (auto done = drive_job(*job, *delta_in, to(*out)); !done) return std::move(done).err();
+    if (auto done = drive_job(*job, *delta_in, out->sink()); !done) return std::move(done).err();
     if (!trailer.empty()) {
         written_output written(*out);
         const auto size = static_cast<std::uint64_t>(job->stats().out_bytes);
@@ -135,9 +131,9 @@ result<void> copy_file(const std::string& from, const std::string& to_path) {
     out->set_sparse(true);
     std::vector<std::uint8_t> buf(1 << 20);
     for (;;) {
-        auto got = in->read_full(buf.data(), buf.size());
+        auto got = in->read_full(buf);
         if (!got) return std::move(got).err();
-        if (auto w = out->write(buf.data(), *got); !w) return w;
+        if (auto w = out->write({buf.data(), *got}); !w) return w;
         if (*got < buf.size()) return out->commit();
     }
 }

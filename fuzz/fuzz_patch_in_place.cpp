@@ -92,24 +92,6 @@ private:
     }
 };
 
-class memory_source final : public byte_source {
-public:
-    explicit memory_source(std::span<const std::uint8_t> d) : d_(d) {}
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-        n = std::min(n, d_.size() - at_);
-        if (n) std::memcpy(p, d_.data() + at_, n);
-        at_ += n;
-        return n;
-    }
-    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(d_.size()); }
-    const std::string& name() const noexcept override { return name_; }
-
-private:
-    std::span<const std::uint8_t> d_;
-    std::size_t at_ = 0;
-    std::string name_ = "fuzz.delta";
-};
-
 // A new file from the image and a list of 4-byte edits: kind, position (2 bytes), length.
 std::vector<std::uint8_t> edited(const std::vector<std::uint8_t>& image, std::span<const std::uint8_t> edits) {
     std::vector<std::uint8_t> out = image;
@@ -187,7 +169,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.journal = &journal;
     options.batch_bytes = batch;
     const delta_opener open = [&]() -> result<std::unique_ptr<byte_source>> {
-        return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta));
+        return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta, "fuzz.delta"));
     };
     auto done = patch_in_place(open, file, options);
     FUZZ_CHECK(!journal.present, "a journal was left behind (%s)",

@@ -104,9 +104,9 @@ public:
 
     /// The codec the first bytes named (codec::none: read unchanged).
     codec kind() const noexcept;
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override;
-    /// The input's size when it is not compressed; -1 (unknown) when it is.
-    std::int64_t size_hint() const noexcept override;
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override;
+    /// The input's size when it is not compressed; none (unknown) when it is.
+    std::optional<std::uint64_t> size() const noexcept override;
     /// The input's name.
     const std::string& name() const noexcept override;
 

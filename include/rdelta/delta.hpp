@@ -65,8 +65,8 @@ class new_signature_tee final : public byte_source {
 public:
     new_signature_tee(byte_source& in, const new_signature_output& out, unsigned threads = 0);
     ~new_signature_tee() override;
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override;
-    std::int64_t size_hint() const noexcept override { return in_.size_hint(); }
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override;
+    std::optional<std::uint64_t> size() const noexcept override { return in_.size(); }
     const std::string& name() const noexcept override { return in_.name(); }
     /// The last block's record, and the signature's statistics.
     result<job_stats> finish();

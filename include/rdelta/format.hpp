@@ -59,10 +59,10 @@ struct sig_params {
 
 /// What the caller asks for; zero fields mean "recommended" as in rs_sig_args().
 struct sig_request {
-    std::int64_t basis_size = -1;  ///< size of the basis, or -1 when unknown (a stream)
-    std::uint32_t magic = 0;       ///< 0 = RabinKarp + BLAKE2b
-    std::uint64_t block_len = 0;   ///< 0 = recommended for basis_size
-    std::int64_t strong_len = 0;   ///< 0 = full digest, -1 = minimum safe length
+    std::optional<std::uint64_t> basis_size;  ///< size of the basis; none when unknown (a stream)
+    std::uint32_t magic = 0;                  ///< 0 = RabinKarp + BLAKE2b
+    std::uint64_t block_len = 0;              ///< 0 = recommended for basis_size
+    std::int64_t strong_len = 0;              ///< 0 = full digest, -1 = minimum safe length
 };
 
 /// Resolved parameters plus a warning (rdiff prints it and carries on).

@@ -3,9 +3,9 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/basis_reader.hpp>
 #include <rdelta/error.hpp>
 #include <rdelta/io.hpp>
-#include <rdelta/patch.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -26,7 +26,7 @@ inline bool is_std_stream(const std::string& path) {
 ///
 /// Standard input that is a regular file (`cmd - < file`, or a descriptor a
 /// script has partly read) starts at the descriptor's current offset, as a stream
-/// read would: regular_size() counts the bytes from there to the end, and
+/// read would: size() counts the bytes from there to the end, and
 /// positional readers (file_basis) add start_offset() to their positions.
 class input_file final : public byte_source {
 public:
@@ -39,17 +39,22 @@ public:
     input_file(input_file&& other) noexcept;
     ~input_file() override;
 
-    /// Read until `n` bytes or end of file; returns the count (0 at end).
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override;
-    /// Bytes from start_offset() to the end of a regular file or block device, -1
-    /// for anything else (pipes).
-    std::int64_t regular_size() const noexcept { return regular_size_; }
-    std::int64_t size_hint() const noexcept override { return regular_size_; }
+    /// Fill `out` until it is full or the file ends; returns the count (0 at end).
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override;
+    /// Bytes from start_offset() to the end of a regular file or block device;
+    /// none for anything else (pipes).
+    std::optional<std::uint64_t> size() const noexcept override {
+        if (regular_size_ < 0) return std::nullopt;
+        return static_cast<std::uint64_t>(regular_size_);
+    }
     /// Where the input starts in its file: 0, or standard input's offset at open().
     std::int64_t start_offset() const noexcept { return start_; }
-    /// The whole file's size, start_offset() included (-1 as regular_size()). rdiff
+    /// The whole file's size, start_offset() included (none as size()). rdiff
     /// picks default signature parameters from it, even for a partly read stdin.
-    std::int64_t whole_size() const noexcept { return regular_size_ < 0 ? -1 : start_ + regular_size_; }
+    std::optional<std::uint64_t> whole_size() const noexcept {
+        if (regular_size_ < 0) return std::nullopt;
+        return static_cast<std::uint64_t>(start_ + regular_size_);
+    }
     /// After positional reads: leave the descriptor's offset where reading `n` bytes
     /// as a stream would have left it (a shared stdin's next reader continues there).
     void seek_past(std::uint64_t n) noexcept;
@@ -101,7 +106,7 @@ private:
     void drop_behind(std::uint64_t end) noexcept;
     int fd_;
     std::string name_;
-    std::int64_t size_;
+    std::optional<std::uint64_t> size_;
     std::uint64_t offset_;  // file position of the basis's position 0
     bool nocache_;
     std::atomic<std::uint64_t> dropped_to_{0};  // --nocache: pages before this were dropped

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,12 +21,28 @@ namespace rdelta {
 class byte_source {
 public:
     virtual ~byte_source() = default;
-    /// Read until `n` bytes or the end; returns the count (less than `n` only at the end).
-    virtual result<std::size_t> read_full(std::uint8_t* p, std::size_t n) = 0;
-    /// How many bytes the source will deliver, when known in advance; -1 otherwise.
-    virtual std::int64_t size_hint() const noexcept = 0;
+    /// Fill `out` until it is full or the input ends; returns the count (less than
+    /// out.size() only at the end).
+    virtual result<std::size_t> read_full(std::span<std::uint8_t> out) = 0;
+    /// How many bytes the source will deliver, when known in advance.
+    virtual std::optional<std::uint64_t> size() const noexcept = 0;
     /// The name errors give the input ("delta.bin", "standard input").
     virtual const std::string& name() const noexcept = 0;
+};
+
+/// Bytes held in memory (which must outlive the source), read in order.
+class memory_source final : public byte_source {
+public:
+    explicit memory_source(std::span<const std::uint8_t> bytes, std::string name = "memory")
+        : bytes_(bytes), name_(std::move(name)) {}
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override;
+    std::optional<std::uint64_t> size() const noexcept override { return bytes_.size(); }
+    const std::string& name() const noexcept override { return name_; }
+
+private:
+    std::span<const std::uint8_t> bytes_;
+    std::size_t at_ = 0;
+    std::string name_;
 };
 
 /// A sink whose bytes are written by a thread of its own, so that writing them (a

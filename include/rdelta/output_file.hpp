@@ -3,9 +3,10 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/basis_reader.hpp>
+#include <rdelta/byte_sink.hpp>
 #include <rdelta/error.hpp>
 #include <rdelta/input_file.hpp>
-#include <rdelta/patch.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -52,7 +53,9 @@ public:
     output_file& operator=(output_file&&) = delete;
     ~output_file();
 
-    result<void> write(const std::uint8_t* p, std::size_t n);
+    result<void> write(std::span<const std::uint8_t> bytes);
+    /// A byte_sink calling write(), valid while this object lives.
+    byte_sink sink();
     /// Append `len` bytes of the file open as `from_fd`, from its offset `from`,
     /// copied inside the kernel (copy_file_range), if `at` is the output's current
     /// length. A sparse output keeps the source's holes. Returns the bytes appended:
@@ -98,7 +101,7 @@ private:
     result<void> rewrite_inode();
     result<void> publish_unnamed(bool no_replace);
     void discard() noexcept;
-    result<void> write_all(const std::uint8_t* p, std::size_t n);
+    result<void> write_all(std::span<const std::uint8_t> bytes);
     result<void> publish();
     void drop_written_pages(bool final);
     void start_writeback();

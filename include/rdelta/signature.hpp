@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -90,13 +91,13 @@ result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, c
 /// A job that parses a signature file into `*out` (which must outlive the job).
 /// The header is validated in librsync's order (docs/format.md).
 /// `name` is used in error messages ("sig.bin: ...").
-/// `size_hint`, the signature file's size when known, lets it allocate the records once.
+/// `file_size`, the signature file's size when known, lets it allocate the records once.
 /// Header fields are judged in librsync's order, so a file that is no signature (a
 /// delta, text) may fail on its strong sum length (corrupt) before its magic; with
 /// `name_kind` that error says what the file is ("bad magic 0x72730236: not a
 /// signature (it is a delta)"), with the same code.
-std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signature", std::uint64_t size_hint = 0,
-                                      bool name_kind = false);
+std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signature",
+                                      std::optional<std::uint64_t> file_size = std::nullopt, bool name_kind = false);
 
 /// Parse a whole signature file held in memory.
 result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name = "signature");

@@ -8,10 +8,10 @@
 
 namespace rdelta::capi {
 
-result<std::size_t> stdio_source::read_full(std::uint8_t* p, std::size_t n) {
+result<std::size_t> stdio_source::read_full(std::span<std::uint8_t> out) {
     // A stream already at its end is not read again (a terminal would wait).
     if (at_end()) return std::size_t{0};
-    const size_t got = std::fread(p, 1, std::min(n, len_), f_);
+    const size_t got = std::fread(out.data(), 1, std::min(out.size(), len_), f_);
     if (got == 0) {
         if (std::feof(f_)) return std::size_t{0};
         if (std::ferror(f_))

@@ -24,8 +24,8 @@ public:
     /// fails, as librsync's does); `counted` receives the bytes read (in_bytes).
     stdio_source(FILE* f, std::size_t buffer_len, rs_long_t* counted) noexcept
         : f_(f), len_(buffer_len), counted_(counted) {}
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override;
-    std::int64_t size_hint() const noexcept override { return -1; }
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override;
+    std::optional<std::uint64_t> size() const noexcept override { return std::nullopt; }
     const std::string& name() const noexcept override { return name_; }
     /// How many reads have returned bytes so far.
     std::uint64_t reads() const noexcept { return reads_; }

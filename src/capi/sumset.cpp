@@ -20,7 +20,7 @@ rs_result rs_sig_args(rs_long_t old_fsize, rs_magic_number* magic, size_t* block
         // header cannot hold, so resolve with a clamped one and keep the caller's.
         const bool huge_block = *block_len > static_cast<size_t>(INT_MAX);
         rdelta::sig_request req;
-        req.basis_size = old_fsize < 0 ? -1 : static_cast<std::int64_t>(old_fsize);
+        if (old_fsize >= 0) req.basis_size = static_cast<std::uint64_t>(old_fsize);
         req.magic = static_cast<std::uint32_t>(*magic);
         req.block_len = huge_block ? static_cast<std::uint64_t>(INT_MAX) : *block_len;
         req.strong_len = static_cast<std::int64_t>(*strong_len);  // (size_t)-1 means "minimum"

@@ -96,7 +96,7 @@ std::optional<std::string> job_rows(const bytes& basis, std::vector<row>& rows) 
         for (std::size_t k = 0; k < 4096; ++k) next[at + k] = static_cast<std::uint8_t>(rng());
     }
     const job_options all_cores{0};
-    auto params = resolve_sig_params({static_cast<std::int64_t>(basis.size()), 0, 0, 0});
+    auto params = resolve_sig_params({std::uint64_t{basis.size()}, 0, 0, 0});
     if (!params) return params.err().message;
     result<bytes> sig_bytes = bytes{};
     const std::string level = simd_level();

@@ -159,10 +159,6 @@ int publish(output_file& out, const invocation& inv, bool quiet) {
     return exit_success;
 }
 
-byte_sink sink_to(output_file& out) {
-    return [&out](std::span<const std::uint8_t> bytes) { return out.write(bytes.data(), bytes.size()); };
-}
-
 // An output written directly (a device, standard output) that is also one of the
 // inputs would overwrite what is still to be read; nothing has been written yet.
 int refuse_overwriting_inputs(const invocation& inv, const output_file& out,
@@ -196,7 +192,7 @@ result<compressing_writer> open_packer(const request& req, const output_file& ou
 int open_output(const request& req, const invocation& inv, const std::string& path, std::optional<output_file>& out,
                 std::optional<compressing_writer>& packed, std::initializer_list<const input_file*> inputs) {
     if (int rc = create_output(req, inv, path, out, inputs)) return rc;
-    auto writer = open_packer(req, *out, sink_to(*out));
+    auto writer = open_packer(req, *out, out->sink());
     if (!writer) return report(inv, writer.err());
     packed.emplace(std::move(*writer));
     return exit_success;
@@ -229,7 +225,8 @@ int check_sizes(const request& req, const invocation& inv) {
 }
 
 std::unique_ptr<progress_meter> make_meter(const request& req, const invocation& inv, const char* label,
-                                           std::int64_t total) {
+                                           std::optional<std::uint64_t> size) {
+    const std::int64_t total = size ? static_cast<std::int64_t>(*size) : -1;
     if (req.quiet) return std::make_unique<progress_meter>(false, label, total);
     const bool forced = req.progress.value_or(false);
     return std::make_unique<progress_meter>(progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr), label,
@@ -268,22 +265,21 @@ int signature_command(const request& req, const invocation& inv) {
     if (int rc = open_output(req, inv, out_path, out, packed, {&*in})) return rc;
     stats_printer stats(req, inv);
     stats.start();
-    auto meter = make_meter(req, inv, "signature", in->regular_size());
+    auto meter = make_meter(req, inv, "signature", in->size());
     const job_options options{static_cast<unsigned>(req.threads)};
     job_stats done_stats;
-    if (in->regular_size() >= 0) {
+    if (const auto size = in->size()) {
         // Random access: every thread reads and hashes its own slices.
         file_basis reader(*in);
         std::int64_t records = 0;
         const auto record_size = static_cast<std::int64_t>(params.record_size());
-        auto made = make_signature_from(reader, static_cast<std::uint64_t>(in->regular_size()), params, options,
-                                        [&](std::span<const std::uint8_t> bytes) {
-                                            records += static_cast<std::int64_t>(bytes.size()) / record_size;
-                                            meter->update(records * params.block_len);
-                                            return packed->write(bytes);
-                                        });
+        auto made = make_signature_from(reader, *size, params, options, [&](std::span<const std::uint8_t> bytes) {
+            records += static_cast<std::int64_t>(bytes.size()) / record_size;
+            meter->update(records * params.block_len);
+            return packed->write(bytes);
+        });
         if (!made) return report(inv, made.err());
-        in->seek_past(static_cast<std::uint64_t>(in->regular_size()));  // as if read as a stream
+        in->seek_past(*size);  // as if read as a stream
         done_stats = *made;
     } else {
         auto j = make_signature_job(params, options);
@@ -307,10 +303,11 @@ int signature_command(const request& req, const invocation& inv) {
 result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_options options, compressing_writer& out,
                                 progress_meter& meter, const new_signature_output* new_sig) {
     file_basis reader(new_in);
+    const std::uint64_t size = new_in.size().value_or(0);
     auto made = make_delta_from(
-        reader, static_cast<std::uint64_t>(new_in.regular_size()), sig, options, out.sink(),
+        reader, size, sig, options, out.sink(),
         [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); }, new_sig);
-    if (made) new_in.seek_past(static_cast<std::uint64_t>(new_in.regular_size()));  // as if read as a stream
+    if (made) new_in.seek_past(size);  // as if read as a stream
     return made;
 }
 
@@ -368,9 +365,7 @@ int delta_command(const request& req, const invocation& inv) {
     signature sig;
     // Under its own name, a delta or text file given as the signature is called what it
     // is (with rdiff's exit code).
-    auto loader =
-        make_loadsig_job(&sig, sig_in->name(),
-                         sig_in->size_hint() > 0 ? static_cast<std::uint64_t>(sig_in->size_hint()) : 0, !inv.as_rdiff);
+    auto loader = make_loadsig_job(&sig, sig_in->name(), sig_in->size(), !inv.as_rdiff);
     if (auto loaded = drive(*loader, *sig_in, {}, default_chunk); !loaded) return report(inv, loaded.err());
     stats.job_done(loader->stats());
     if (auto same = sig_file->check_unchanged(); !same) return report(inv, same.err());
@@ -384,7 +379,7 @@ int delta_command(const request& req, const invocation& inv) {
     new_signature_file new_sig;
     if (int rc = open_new_signature(req, inv, sig, out_path, new_sig, {&*sig_file, &*new_in})) return rc;
     const new_signature_output* new_sig_out = new_sig.output ? &*new_sig.output : nullptr;
-    auto meter = make_meter(req, inv, "delta", new_in->regular_size());
+    auto meter = make_meter(req, inv, "delta", new_in->size());
     // rdelta's deltas carry the trailer unless --no-checksum: patch then fails on a
     // wrong basis instead of writing a wrong file, and patch --in-place verifies the
     // image and refuses to apply a delta twice. Under the name rdiff, rdiff's bytes.
@@ -399,7 +394,7 @@ int delta_command(const request& req, const invocation& inv) {
     const auto run_delta = [&](const byte_sink& to_file) -> result<void> {
         auto packed = open_packer(req, *out, to_file);
         if (!packed) return std::move(packed).err();
-        auto scanned = sig.block_count() > 0 && new_in->regular_size() >= 0
+        auto scanned = sig.block_count() > 0 && new_in->size()
                            ? delta_of_file(sig, *new_in, options, *packed, *meter, new_sig_out)
                            : delta_of_stream(sig, *new_in, options, req, *packed, *meter, new_sig_out);
         if (!scanned) return std::move(scanned).err();
@@ -410,7 +405,7 @@ int delta_command(const request& req, const invocation& inv) {
     // the output, as patch does (patch_command says why this thread); 32 buffers of
     // 256 KiB hold a delta chunk's output, so the scan goes on while a slow write
     // catches up.
-    const result<void> done = background_sink::produce_on_helper(sink_to(*out), run_delta, std::size_t{256} << 10, 32);
+    const result<void> done = background_sink::produce_on_helper(out->sink(), run_delta, std::size_t{256} << 10, 32);
     meter->finish();
     if (!done) return report(inv, done.err());
     stats.line(format_match_stats(*made));
@@ -470,9 +465,10 @@ int patch_command(const request& req, const invocation& inv) {
     if (!delta_in) return report(inv, delta_in.err());
     // Progress counts the delta read against its size when that is known (an
     // uncompressed file), else the bytes written; the summary line counts the same.
-    const bool by_delta = delta_in->size_hint() > 0;
+    const std::optional<std::uint64_t> delta_size = delta_in->size();
+    const bool by_delta = delta_size.value_or(0) > 0;
     auto meter =
-        make_meter(req, inv, by_delta ? "patch (delta)" : "patch (output)", by_delta ? delta_in->size_hint() : -1);
+        make_meter(req, inv, by_delta ? "patch (delta)" : "patch (output)", by_delta ? delta_size : std::nullopt);
     file_basis basis(*basis_in, file_basis::origin::file_start);  // rdiff seeks to absolute positions
     patch_options options;
     options.delta_name = delta_in->name();
@@ -492,7 +488,7 @@ int patch_command(const request& req, const invocation& inv) {
     // with a GiB written just before, patching 1 GiB took 0.318 s (edits) and 0.339 s
     // (literals) this way, 0.789 and 0.627 s with the writes on the second thread
     // (medians of 10, alternating; rdiff 0.475 s).
-    const byte_sink to_file = sink_to(*out);
+    const byte_sink to_file = out->sink();
     auto j = make_patch_job(basis, options);
     const auto run_job = [&](const byte_sink& sink) {
         return drive(*j, *delta_in, sink, patch_delta_chunk, meter.get(), !by_delta);

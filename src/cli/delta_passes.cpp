@@ -18,10 +18,10 @@ namespace {
 class spool_reader final : public byte_source {
 public:
     spool_reader(std::shared_ptr<int> fd, std::string name) : fd_(std::move(fd)), name_(std::move(name)) {}
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override {
         std::size_t got = 0;
-        while (got < n) {
-            const ssize_t r = ::pread(*fd_, p + got, n - got, static_cast<off_t>(pos_));
+        while (got < out.size()) {
+            const ssize_t r = ::pread(*fd_, out.data() + got, out.size() - got, static_cast<off_t>(pos_));
             if (r < 0 && errno == EINTR) continue;
             if (r < 0)
                 return fail(errc::io_error, name_ + ": reading its temporary copy failed: " + std::strerror(errno));
@@ -30,7 +30,7 @@ public:
         }
         return got;
     }
-    std::int64_t size_hint() const noexcept override { return -1; }
+    std::optional<std::uint64_t> size() const noexcept override { return std::nullopt; }
     const std::string& name() const noexcept override { return name_; }
 
 private:
@@ -63,7 +63,7 @@ result<int> make_spool() {
 result<delta_opener> make_delta_opener(const std::string& path) {
     auto first = input_file::open(path);
     if (!first) return std::move(first).err();
-    if (!is_std_stream(path) && first->regular_size() >= 0) {
+    if (!is_std_stream(path) && first->size()) {
         return delta_opener([path]() -> result<std::unique_ptr<byte_source>> {
             auto f = input_file::open(path);
             if (!f) return std::move(f).err();
@@ -78,7 +78,7 @@ result<delta_opener> make_delta_opener(const std::string& path) {
     });
     std::vector<std::uint8_t> buf(std::size_t{1} << 20);
     for (;;) {
-        auto got = first->read_full(buf.data(), buf.size());
+        auto got = first->read_full(buf);
         if (!got) return std::move(got).err();
         for (std::size_t done = 0; done < *got;) {
             const ssize_t w = ::write(*fd, buf.data() + done, *got - done);

@@ -30,16 +30,16 @@ namespace {
 class replaying_source final : public byte_source {
 public:
     replaying_source(byte_source& rest, std::vector<std::uint8_t> head) : rest_(rest), head_(std::move(head)) {}
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-        const std::size_t k = std::min(n, head_.size() - used_);
-        std::memcpy(p, head_.data() + used_, k);
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override {
+        const std::size_t k = std::min(out.size(), head_.size() - used_);
+        std::memcpy(out.data(), head_.data() + used_, k);
         used_ += k;
-        if (k == n) return n;
-        auto got = rest_.read_full(p + k, n - k);
+        if (k == out.size()) return k;
+        auto got = rest_.read_full(out.subspan(k));
         if (!got) return got;
         return k + *got;
     }
-    std::int64_t size_hint() const noexcept override { return rest_.size_hint(); }
+    std::optional<std::uint64_t> size() const noexcept override { return rest_.size(); }
     const std::string& name() const noexcept override { return rest_.name(); }
 
 private:
@@ -193,7 +193,7 @@ int info_command(const request& req, const invocation& inv) {
     auto in = decompressing_reader::open(*file);
     if (!in) return report(in.err());
     std::vector<std::uint8_t> head(4);
-    auto got = in->read_full(head.data(), head.size());
+    auto got = in->read_full(head);
     if (!got) return report(got.err());
     head.resize(*got);
     if (head.size() < 4) return report(fail(errc::input_ended, in->name() + ": too short for a signature or a delta"));

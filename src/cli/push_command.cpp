@@ -419,8 +419,8 @@ fd_holder push_run::empty_signature(int& rc) const {
     fd_holder image(::open(image_.c_str(), O_RDONLY | O_CLOEXEC));
     const off_t size = image.get() >= 0 ? ::lseek(image.get(), 0, SEEK_END) : -1;
     if (size < 0) return rc = fail(image_ + ": " + std::strerror(errno)), fd_holder();
-    auto params =
-        resolve_sig_params({size, magic_of_format(format), static_cast<std::uint64_t>(req_.block_size), req_.sum_size});
+    auto params = resolve_sig_params({static_cast<std::uint64_t>(size), magic_of_format(format),
+                                      static_cast<std::uint64_t>(req_.block_size), req_.sum_size});
     if (!params) return rc = fail(params.err().message, exit_code(params.err().code)), fd_holder();
     auto bytes = make_signature({}, params->params);
     if (!bytes) return rc = fail(bytes.err().message, exit_code(bytes.err().code)), fd_holder();

@@ -65,7 +65,7 @@ struct decompressing_reader::state {
         std::memcpy(p, head + head_used, replayed);
         head_used += replayed;
         if (replayed == n) return n;
-        auto got = file->read_full(p + replayed, n - replayed);
+        auto got = file->read_full({p + replayed, n - replayed});
         if (!got) return got;
         return replayed + *got;
     }
@@ -73,7 +73,7 @@ struct decompressing_reader::state {
     result<std::size_t> decompress(std::uint8_t* p, std::size_t n);
 
     result<void> start() {
-        auto got = file->read_full(head, codec_magic_size);
+        auto got = file->read_full({head, codec_magic_size});
         if (!got) return std::move(got).err();
         head_size = *got;
         kind = detect_codec({head, head_size});
@@ -136,18 +136,19 @@ codec decompressing_reader::kind() const noexcept {
     return s_->kind;
 }
 
-std::int64_t decompressing_reader::size_hint() const noexcept {
-    return s_->kind == codec::none ? s_->file->size_hint() : -1;
+std::optional<std::uint64_t> decompressing_reader::size() const noexcept {
+    if (s_->kind != codec::none) return std::nullopt;
+    return s_->file->size();
 }
 
 const std::string& decompressing_reader::name() const noexcept {
     return s_->file->name();
 }
 
-result<std::size_t> decompressing_reader::read_full(std::uint8_t* p, std::size_t n) {
-    if (s_->kind == codec::none) return s_->read_raw(p, n);
+result<std::size_t> decompressing_reader::read_full(std::span<std::uint8_t> out) {
+    if (s_->kind == codec::none) return s_->read_raw(out.data(), out.size());
     return detail::codec_guarded(s_->kind, name(), s_->source_error, direction::decompressing,
-                                 [&] { return s_->decompress(p, n); });
+                                 [&] { return s_->decompress(out.data(), out.size()); });
 }
 
 }  // namespace rdelta

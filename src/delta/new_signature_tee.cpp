@@ -13,11 +13,11 @@ new_signature_tee::new_signature_tee(byte_source& in, const new_signature_output
 
 new_signature_tee::~new_signature_tee() = default;
 
-result<std::size_t> new_signature_tee::read_full(std::uint8_t* p, std::size_t n) {
-    auto got = in_.read_full(p, n);
+result<std::size_t> new_signature_tee::read_full(std::span<std::uint8_t> out) {
+    auto got = in_.read_full(out);
     if (!got || *got == 0) return got;
     try {
-        if (auto t = tap_->data({p, *got}); !t) return std::move(t).err();
+        if (auto t = tap_->data(out.first(*got)); !t) return std::move(t).err();
     } catch (const std::bad_alloc&) {
         return fail(errc::mem_error, in_.name() + ": out of memory making its signature");
     }

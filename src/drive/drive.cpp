@@ -36,12 +36,12 @@ result<job_status> job_pump::push(std::span<const std::uint8_t> in, bool eof) {
 result<void> drive_job(job& j, byte_source& in, const byte_sink& out, const drive_options& options) {
     std::size_t chunk = std::max<std::size_t>(options.chunk, 1);
     // A small input needs no buffer larger than itself (+1 to see its end).
-    if (in.size_hint() >= 0) chunk = std::min<std::size_t>(chunk, static_cast<std::size_t>(in.size_hint()) + 1);
+    if (const auto size = in.size(); size && *size < chunk) chunk = static_cast<std::size_t>(*size) + 1;
     const auto buf = detail::make_aligned_bytes_nothrow(chunk);  // read into: aligned_buffer.hpp says why
     if (!buf) return fail(errc::mem_error, in.name() + ": out of memory for an input buffer");
     job_pump pump(j, out, options.out_buffer);
     for (;;) {
-        auto got = in.read_full(buf.get(), chunk);
+        auto got = in.read_full({buf.get(), chunk});
         if (!got) return std::move(got).err();
         const bool eof = options.end_on_empty_read ? *got == 0 : *got < chunk;
         auto status = pump.push({buf.get(), *got}, eof);

@@ -1,6 +1,7 @@
 // read_whole.cpp - an input read whole into memory (a delta applied in place).
 #include <rdelta/io.hpp>
 
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 
@@ -10,10 +11,10 @@ namespace {
 
 result<std::vector<std::uint8_t>> read_all_of(byte_source& in) {
     std::vector<std::uint8_t> bytes;
-    if (in.size_hint() > 0) bytes.reserve(static_cast<std::size_t>(in.size_hint()));
+    if (const auto size = in.size(); size && *size <= SIZE_MAX) bytes.reserve(static_cast<std::size_t>(*size));
     std::uint8_t buf[1 << 16];
     for (;;) {
-        auto got = in.read_full(buf, sizeof buf);
+        auto got = in.read_full(buf);
         if (!got) return std::move(got).err();
         bytes.insert(bytes.end(), buf, buf + *got);
         if (*got < sizeof buf) return bytes;

@@ -9,9 +9,8 @@ namespace rdelta::detail {
 command_stream::command_stream(byte_source& in, std::size_t buffer_bytes)
     : in_(in), cap_(std::max<std::size_t>(buffer_bytes, 64)) {
     // A small delta needs no large buffer (+17: the longest command, to see the end).
-    if (in.size_hint() >= 0)
-        cap_ =
-            std::max<std::size_t>(std::min<std::uint64_t>(cap_, static_cast<std::uint64_t>(in.size_hint()) + 17), 64);
+    if (const auto size = in.size(); size && *size < cap_ - 17)
+        cap_ = std::max<std::size_t>(static_cast<std::size_t>(*size) + 17, 64);
     buf_ = std::make_unique_for_overwrite<std::uint8_t[]>(cap_);
 }
 
@@ -23,7 +22,7 @@ result<void> command_stream::fill(std::size_t need) {
         hi_ -= lo_, lo_ = 0;
     }
     while (hi_ < need && !eof_) {
-        auto got = in_.read_full(buf_.get() + hi_, cap_ - hi_);
+        auto got = in_.read_full({buf_.get() + hi_, cap_ - hi_});
         if (!got) return std::move(got).err();
         eof_ = *got < cap_ - hi_;
         hi_ += *got;

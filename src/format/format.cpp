@@ -45,16 +45,16 @@ std::uint64_t floor_sqrt(std::uint64_t v) {
     return lo;
 }
 
-std::uint64_t recommended_block_len(std::int64_t basis_size) {
-    if (basis_size < 0) return stream_block_len;
-    if (basis_size <= 65536) return 256;
-    return floor_sqrt(static_cast<std::uint64_t>(basis_size)) & ~std::uint64_t{127};
+std::uint64_t recommended_block_len(std::optional<std::uint64_t> basis_size) {
+    if (!basis_size) return stream_block_len;
+    if (*basis_size <= 65536) return 256;
+    return floor_sqrt(*basis_size) & ~std::uint64_t{127};
 }
 
 // Enough strong-sum bits that an accidental collision over the whole file is unlikely.
-std::uint64_t minimum_strong_len(std::int64_t basis_size, std::uint64_t block_len) {
-    if (basis_size < 0) return stream_min_strong_len;
-    const auto size = static_cast<std::uint64_t>(basis_size);
+std::uint64_t minimum_strong_len(std::optional<std::uint64_t> basis_size, std::uint64_t block_len) {
+    if (!basis_size) return stream_min_strong_len;
+    const std::uint64_t size = *basis_size;
     return 2 + (floor_log2(size + (std::uint64_t{1} << 24)) + floor_log2(size / block_len + 1) + 7) / 8;
 }
 
@@ -67,6 +67,14 @@ result<sig_resolution> resolve_sig_params(const sig_request& request) {
     if (!format) {
         std::snprintf(text, sizeof text, "invalid magic %#x", magic_value);
         return fail(errc::bad_magic, text);
+    }
+    // A file holds at most INT64_MAX bytes (librsync's rs_long_t): a larger size
+    // is a -1 meant as "unknown" that became a number.
+    if (request.basis_size &&
+        *request.basis_size > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        std::snprintf(text, sizeof text, "basis size %" PRIu64 " is too large (unknown is no size)",
+                      *request.basis_size);
+        return fail(errc::param_error, text);
     }
     const std::uint64_t max_strong = max_strong_len(format->strong);
     const std::uint64_t block_len = request.block_len ? request.block_len : recommended_block_len(request.basis_size);
@@ -84,11 +92,11 @@ result<sig_resolution> resolve_sig_params(const sig_request& request) {
         strong = max_strong;
     } else if (request.strong_len == -1) {
         strong = min_strong;
-    } else if (request.basis_size >= 0 && strong < min_strong) {
+    } else if (request.basis_size && strong < min_strong) {
         std::snprintf(text, sizeof text,
-                      "strong_len=%" PRIu64 " smaller than recommended minimum %" PRIu64 " for old_fsize=%" PRId64
+                      "strong_len=%" PRIu64 " smaller than recommended minimum %" PRIu64 " for old_fsize=%" PRIu64
                       " with block_len=%" PRIu64,
-                      strong, min_strong, request.basis_size, block_len);
+                      strong, min_strong, *request.basis_size, block_len);
         out.warning = text;
     } else if (strong > max_strong) {
         std::snprintf(text, sizeof text, "invalid strong_len=%" PRIu64 " for magic=%#x", strong, magic_value);
@@ -101,8 +109,7 @@ result<sig_resolution> resolve_sig_params(const sig_request& request) {
 sig_params recommended_sig_params(std::uint64_t basis_size, sig_format format) {
     sig_params params;
     params.magic = magic_of_format(format);
-    params.block_len = static_cast<std::uint32_t>(recommended_block_len(static_cast<std::int64_t>(
-        std::min<std::uint64_t>(basis_size, static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())))));
+    params.block_len = static_cast<std::uint32_t>(recommended_block_len(basis_size));
     params.strong_len = static_cast<std::uint32_t>(max_strong_len(format.strong));
     return params;
 }

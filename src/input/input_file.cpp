@@ -123,10 +123,10 @@ input_file::~input_file() {
     if (fd_ > 2) ::close(fd_);
 }
 
-result<std::size_t> input_file::read_full(std::uint8_t* p, std::size_t n) {
+result<std::size_t> input_file::read_full(std::span<std::uint8_t> out) {
     std::size_t got = 0;
-    while (got < n) {
-        const ssize_t r = ::read(fd_, p + got, n - got);
+    while (got < out.size()) {
+        const ssize_t r = ::read(fd_, out.data() + got, out.size() - got);
         if (r == 0) break;
         if (r < 0) {
             if (errno == EINTR) continue;
@@ -148,7 +148,7 @@ result<std::size_t> input_file::read_full(std::uint8_t* p, std::size_t n) {
 file_basis::file_basis(const input_file& file, origin from)
     : fd_(file.fd()),
       name_(file.name()),
-      size_(from == origin::file_start ? file.whole_size() : file.regular_size()),
+      size_(from == origin::file_start ? file.whole_size() : file.size()),
       offset_(from == origin::file_start ? 0 : static_cast<std::uint64_t>(file.start_offset())),
       nocache_(file.nocache()) {}
 
@@ -177,7 +177,7 @@ result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> 
     for (;;) {
         const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(offset_ + pos));
         if (r > 0 && nocache_) drop_behind(offset_ + pos + static_cast<std::uint64_t>(r));
-        if (r == 0 && size_ >= 0 && pos < static_cast<std::uint64_t>(size_) && !out.empty())
+        if (r == 0 && size_ && pos < *size_ && !out.empty())
             return fail(errc::input_ended, name_ + ": the file became shorter while it was read");
         if (r >= 0) return static_cast<std::size_t>(r);
         if (errno == EINTR) continue;
@@ -192,8 +192,7 @@ bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) {
 }
 
 std::optional<std::uint64_t> file_basis::size() const {
-    if (size_ < 0) return std::nullopt;
-    return static_cast<std::uint64_t>(size_);
+    return size_;
 }
 
 }  // namespace rdelta

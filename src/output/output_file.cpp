@@ -204,11 +204,13 @@ bool all_zero(const std::uint8_t* p, std::size_t n) {
 
 }  // namespace
 
-result<void> output_file::write(const std::uint8_t* p, std::size_t n) {
+result<void> output_file::write(std::span<const std::uint8_t> bytes) {
     if (!s_->sparse_) {
-        s_->pos_ += n;
-        return write_all(p, n);
+        s_->pos_ += bytes.size();
+        return write_all(bytes);
     }
+    const std::uint8_t* p = bytes.data();
+    std::size_t n = bytes.size();
     // Runs of units aligned to the output offset, all zero or all not.
     while (n > 0) {
         std::size_t len = std::min<std::size_t>(n, hole_unit - s_->pos_ % hole_unit);
@@ -221,7 +223,7 @@ result<void> output_file::write(const std::uint8_t* p, std::size_t n) {
         if (zero) {
             if (::lseek(s_->fd_, static_cast<off_t>(len), SEEK_CUR) < 0)
                 return io_fail(s_->name_, "seek failed", errno);
-        } else if (auto written = write_all(p, len); !written) {
+        } else if (auto written = write_all({p, len}); !written) {
             return written;
         }
         s_->pos_ += len, p += len, n -= len;
@@ -229,7 +231,11 @@ result<void> output_file::write(const std::uint8_t* p, std::size_t n) {
     return {};
 }
 
-result<void> output_file::write_all(const std::uint8_t* p, std::size_t n) {
+byte_sink output_file::sink() {
+    return [this](std::span<const std::uint8_t> bytes) { return write(bytes); };
+}
+
+result<void> output_file::write_all(std::span<const std::uint8_t> bytes) {
     // At most 32 KiB per write(): its size sets the order of the page-cache folios
     // the filesystem allocates (ext4 and XFS have large folios). Folios of order 3
     // (32 KiB) or less are recycled through the per-CPU free lists, while larger ones
@@ -238,6 +244,8 @@ result<void> output_file::write_all(const std::uint8_t* p, std::size_t n) {
     // just before sat in the page cache: 64 KiB writes took 0.26-1.85 s (4 of 16 runs
     // over 1.5 s), 32 KiB 0.31-0.70 s; with no such file, 0.286 against 0.303 s.
     constexpr std::size_t piece = std::size_t{32} << 10;
+    const std::uint8_t* p = bytes.data();
+    std::size_t n = bytes.size();
     while (n > 0) {
         const ssize_t w = ::write(s_->fd_, p, std::min(n, piece));
         if (w < 0) {

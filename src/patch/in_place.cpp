@@ -277,36 +277,17 @@ error roll_back(error e, in_place_file& file, journal_storage* journal) {
     return e;
 }
 
-// Memory holding a whole delta, as a byte_source.
-class memory_source final : public byte_source {
-public:
-    memory_source(std::span<const std::uint8_t> bytes, std::string name) : bytes_(bytes), name_(std::move(name)) {}
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-        n = std::min(n, bytes_.size() - at_);
-        if (n) std::memcpy(p, bytes_.data() + at_, n);
-        at_ += n;
-        return n;
-    }
-    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(bytes_.size()); }
-    const std::string& name() const noexcept override { return name_; }
-
-private:
-    std::span<const std::uint8_t> bytes_;
-    std::size_t at_ = 0;
-    std::string name_;
-};
-
 // A delta as it is read, hashed on the way: a delta without a checksum trailer is
 // remembered by its digest.
 class hashing_source final : public byte_source {
 public:
     explicit hashing_source(byte_source& in) : in_(in) {}
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-        auto got = in_.read_full(p, n);
-        if (got) sum_.update(p, *got);
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override {
+        auto got = in_.read_full(out);
+        if (got) sum_.update(out.data(), *got);
         return got;
     }
-    std::int64_t size_hint() const noexcept override { return in_.size_hint(); }
+    std::optional<std::uint64_t> size() const noexcept override { return in_.size(); }
     const std::string& name() const noexcept override { return in_.name(); }
     std::array<std::uint8_t, 16> digest() const noexcept { return sum_.digest(); }
 

@@ -17,8 +17,8 @@ namespace {
 
 class loadsig_job final : public job {
 public:
-    loadsig_job(signature* out, std::string name, std::uint64_t size_hint, bool name_kind)
-        : out_(out), name_(std::move(name)), size_hint_(size_hint), name_kind_(name_kind) {
+    loadsig_job(signature* out, std::string name, std::optional<std::uint64_t> file_size, bool name_kind)
+        : out_(out), name_(std::move(name)), file_size_(file_size), name_kind_(name_kind) {
         stats_.op = "loadsig";
     }
 
@@ -132,21 +132,21 @@ private:
         // Magic 0 means "the default format" to librsync's parameter check, so it loads.
         if (magic_ != 0 && !format_of_magic(magic_)) return bad_magic();
         // strong_len 0 means "the whole digest", as librsync reads it.
-        auto resolved = resolve_sig_params({-1, magic_, block_len_, strong_len});
+        auto resolved = resolve_sig_params({std::nullopt, magic_, block_len_, strong_len});
         if (!resolved) return make_error(resolved.err().code, resolved.err().message.c_str());
         *out_ = signature(resolved->params);
         // Allocate the records once when the file size is known (a hint: never more
         // than the file can hold, so a lying header cannot make it allocate).
-        constexpr auto header = static_cast<std::int64_t>(detail::signature_header_size);
-        if (size_hint_ > header)
-            (void)out_->reserve(static_cast<std::size_t>(size_hint_ - header) / resolved->params.record_size());
+        constexpr std::uint64_t header = detail::signature_header_size;
+        if (file_size_ && *file_size_ > header && *file_size_ - header <= SIZE_MAX)
+            (void)out_->reserve(static_cast<std::size_t>(*file_size_ - header) / resolved->params.record_size());
         stats_.block_len = block_len_;
         return {};
     }
 
     signature* out_;
     std::string name_;
-    std::uint64_t size_hint_;
+    std::optional<std::uint64_t> file_size_;
     unit state_ = unit::magic;
     std::vector<std::uint8_t> have_;
     std::uint32_t magic_ = 0, block_len_ = 0, weak_ = 0;
@@ -158,9 +158,10 @@ private:
 
 }  // namespace
 
-std::unique_ptr<job> make_loadsig_job(signature* out, std::string name, std::uint64_t size_hint, bool name_kind) {
+std::unique_ptr<job> make_loadsig_job(signature* out, std::string name, std::optional<std::uint64_t> file_size,
+                                      bool name_kind) {
     return detail::make_guarded_job(
-        "loadsig", [&] { return std::make_unique<loadsig_job>(out, std::move(name), size_hint, name_kind); });
+        "loadsig", [&] { return std::make_unique<loadsig_job>(out, std::move(name), file_size, name_kind); });
 }
 
 }  // namespace rdelta

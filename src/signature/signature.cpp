@@ -103,8 +103,8 @@ private:
     result<void> start() {
         started_ = true;
         // Re-validate as librsync's job does (size unknown: no minimum-length warning).
-        auto resolved =
-            resolve_sig_params({-1, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
+        auto resolved = resolve_sig_params(
+            {std::nullopt, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
         if (!resolved) return std::move(resolved).err();
         format_ = params_.format();
         const auto header = detail::signature_header(params_);

@@ -179,8 +179,8 @@ result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, c
 // make_signature_from()'s body; allocation and thread failures throw.
 result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
                                          job_options options, const byte_sink& sink) {
-    auto checked =
-        resolve_sig_params({-1, params.magic, params.block_len, static_cast<std::int64_t>(params.strong_len)});
+    auto checked = resolve_sig_params(
+        {std::nullopt, params.magic, params.block_len, static_cast<std::int64_t>(params.strong_len)});
     if (!checked) return std::move(checked).err();
     const unsigned threads = options.threads ? options.threads : detail::default_threads();
     const std::size_t bl = params.block_len;

@@ -27,8 +27,8 @@ signature_tap::signature_tap(const sig_params& params, unsigned threads, byte_si
 result<void> signature_tap::start() {
     if (started_) return {};
     started_ = true;
-    auto checked =
-        resolve_sig_params({-1, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
+    auto checked = resolve_sig_params(
+        {std::nullopt, params_.magic, params_.block_len, static_cast<std::int64_t>(params_.strong_len)});
     if (!checked) return std::move(checked).err();
     zero_record_ = zero_block_record(params_);
     const auto header = signature_header(params_);

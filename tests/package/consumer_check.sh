@@ -68,22 +68,6 @@ cat > "$stage/src/roundtrip.cpp" <<'CPP'
 #include <cstring>
 // The delta travels zstd-compressed: written through compressing_writer, read
 // back through decompressing_reader (which finds the codec by itself).
-class memory_source final : public rdelta::byte_source {
-public:
-    explicit memory_source(const std::vector<std::uint8_t>& data) : data_(data) {}
-    rdelta::result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-        const std::size_t got = std::min(n, data_.size() - pos_);
-        if (got) std::memcpy(p, data_.data() + pos_, got);
-        pos_ += got;
-        return got;
-    }
-    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(data_.size()); }
-    const std::string& name() const noexcept override { return name_; }
-private:
-    const std::vector<std::uint8_t>& data_;
-    std::size_t pos_ = 0;
-    std::string name_ = "delta.zst";
-};
 int main() {
     std::vector<std::uint8_t> basis(100000), next;
     for (std::size_t i = 0; i < basis.size(); ++i) basis[i] = static_cast<std::uint8_t>(i * 7919 >> 3);
@@ -105,7 +89,7 @@ int main() {
         });
     if (!zstd || !zstd->write(*delta) || !zstd->finish()) return 5;
     if (rdelta::detect_codec(packed) != rdelta::codec::zstd) return 6;
-    memory_source file(packed);
+    rdelta::memory_source file(packed, "delta.zst");
     auto reader = rdelta::decompressing_reader::open(file);
     if (!reader || reader->kind() != rdelta::codec::zstd) return 7;
     rdelta::memory_basis old_data(basis);
@@ -117,11 +101,11 @@ int main() {
     });
     if (!done || rebuilt != next) return 8;
     packed.resize(packed.size() - 3);  // a cut stream is an error value, never an exception
-    memory_source cut(packed);
+    rdelta::memory_source cut(packed, "delta.zst");
     auto cut_reader = rdelta::decompressing_reader::open(cut);
     std::vector<std::uint8_t> buf(1 << 20);
     if (!cut_reader) return 9;
-    auto got = cut_reader->read_full(buf.data(), buf.size());
+    auto got = cut_reader->read_full(buf);
     if (got || got.err().code != rdelta::errc::input_ended) return 10;
     std::printf("round trip ok with rdelta %s, delta %zu bytes, %zu with zstd\n", rdelta::version, delta->size(),
                 packed.size() + 3);

@@ -20,25 +20,6 @@ std::vector<std::uint8_t> pattern(std::size_t n, unsigned seed) {
     return v;
 }
 
-// A byte_source over memory.
-class memory_source final : public byte_source {
-public:
-    explicit memory_source(std::vector<std::uint8_t> data) : data_(std::move(data)) {}
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-        const std::size_t k = std::min(n, data_.size() - at_);
-        std::memcpy(p, data_.data() + at_, k);
-        at_ += k;
-        return k;
-    }
-    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(data_.size()); }
-    const std::string& name() const noexcept override { return name_; }
-
-private:
-    std::vector<std::uint8_t> data_;
-    std::size_t at_ = 0;
-    std::string name_ = "memory";
-};
-
 }  // namespace
 
 TEST_CASE("errc converts to std::error_code") {
@@ -112,6 +93,39 @@ TEST_CASE("drive_job runs signature, delta and patch between sources and sinks")
     memory_source delta_in(delta);
     REQUIRE(drive_job(*pj, delta_in, collect(out)));
     CHECK(out == next);
+}
+
+TEST_CASE("memory_source reads in order and knows its size; sizes are optional everywhere") {
+    const auto data = pattern(10000, 4);
+    memory_source in(data, "piece");
+    CHECK(in.size() == std::optional<std::uint64_t>{10000});
+    CHECK(in.name() == "piece");
+    std::vector<std::uint8_t> got(6000);
+    CHECK(in.read_full(got).value() == 6000);
+    CHECK(std::equal(got.begin(), got.end(), data.begin()));
+    CHECK(in.read_full(got).value() == 4000);
+    CHECK(std::equal(got.begin(), got.begin() + 4000, data.begin() + 6000));
+    CHECK(in.read_full(got).value() == 0);
+
+    // A stream's unknown size is no size, as a basis_reader's.
+    sig_request req;
+    CHECK_FALSE(req.basis_size);
+    CHECK(resolve_sig_params(req)->params.block_len == stream_block_len);
+    req.basis_size = 1 << 20;
+    CHECK(resolve_sig_params(req)->params.block_len == recommended_sig_params(1 << 20).block_len);
+}
+
+TEST_CASE("a signature loads into a default-constructed one, from a source of known size") {
+    const auto basis = pattern(300000, 5);
+    const auto bytes = make_signature(basis, recommended_sig_params(basis.size()));
+    REQUIRE(bytes);
+    signature sig;
+    CHECK(sig.block_count() == 0);
+    memory_source in(*bytes, "sig");
+    auto loader = make_loadsig_job(&sig, in.name(), in.size());
+    REQUIRE(drive_job(*loader, in, {}));
+    CHECK(sig.params().block_len == recommended_sig_params(basis.size()).block_len);
+    CHECK(sig.block_count() == (basis.size() + sig.params().block_len - 1) / sig.params().block_len);
 }
 
 TEST_CASE("drive_job can be cancelled, and reports a sink's error") {
@@ -202,13 +216,13 @@ TEST_CASE("drive_job: end_on_empty_read offers short reads as they come; any out
     class trickle final : public byte_source {
     public:
         explicit trickle(std::vector<std::uint8_t> data) : data_(std::move(data)) {}
-        result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-            const std::size_t k = std::min({n, std::size_t{1000}, data_.size() - at_});
-            std::memcpy(p, data_.data() + at_, k);
+        result<std::size_t> read_full(std::span<std::uint8_t> out) override {
+            const std::size_t k = std::min({out.size(), std::size_t{1000}, data_.size() - at_});
+            std::memcpy(out.data(), data_.data() + at_, k);
             at_ += k;
             return k;
         }
-        std::int64_t size_hint() const noexcept override { return -1; }
+        std::optional<std::uint64_t> size() const noexcept override { return std::nullopt; }
         const std::string& name() const noexcept override { return name_; }
 
     private:

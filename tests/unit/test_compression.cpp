@@ -21,19 +21,19 @@ namespace {
 
 constexpr codec all_codecs[] = {codec::gzip, codec::bzip2, codec::zstd};
 
-/// A byte_source over memory; can fail once `fail_at` bytes have been read.
-class memory_source final : public byte_source {
+/// A byte_source owning its bytes; can fail once `fail_at` bytes have been read.
+class owned_source final : public byte_source {
 public:
-    explicit memory_source(test::bytes data, std::size_t fail_at = SIZE_MAX)
+    explicit owned_source(test::bytes data, std::size_t fail_at = SIZE_MAX)
         : data_(std::move(data)), fail_at_(fail_at) {}
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-        if (pos_ + n > fail_at_) return fail(errc::io_error, name_ + ": read failed: Input/output error");
-        const std::size_t got = std::min(n, data_.size() - pos_);
-        if (got > 0) std::memcpy(p, data_.data() + pos_, got);
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override {
+        if (pos_ + out.size() > fail_at_) return fail(errc::io_error, name_ + ": read failed: Input/output error");
+        const std::size_t got = std::min(out.size(), data_.size() - pos_);
+        if (got > 0) std::memcpy(out.data(), data_.data() + pos_, got);
         pos_ += got;
         return got;
     }
-    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(data_.size()); }
+    std::optional<std::uint64_t> size() const noexcept override { return data_.size(); }
     const std::string& name() const noexcept override { return name_; }
 
 private:
@@ -63,7 +63,7 @@ result<test::bytes> read_all(byte_source& source, std::size_t chunk) {
     test::bytes out;
     test::bytes buf(chunk);
     for (;;) {
-        auto got = source.read_full(buf.data(), chunk);
+        auto got = source.read_full(buf);
         if (!got) return std::move(got).err();
         out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(*got));
         if (*got < chunk) return out;
@@ -71,7 +71,7 @@ result<test::bytes> read_all(byte_source& source, std::size_t chunk) {
 }
 
 result<test::bytes> decompress(test::bytes compressed, std::size_t chunk = 1 << 16) {
-    memory_source file(std::move(compressed));
+    owned_source file(std::move(compressed));
     auto reader = decompressing_reader::open(file);
     if (!reader) return std::move(reader).err();
     return read_all(*reader, chunk);
@@ -182,11 +182,11 @@ TEST_CASE("an uncompressed input reads unchanged, with its size") {
     for (std::size_t n : {0, 1, 2, 3, 4, 5, 100000}) {
         CAPTURE(n);
         const test::bytes data = test::random_bytes(n, 11);
-        memory_source file(data);
+        owned_source file(data);
         auto reader = decompressing_reader::open(file);
         REQUIRE(reader);
         CHECK(reader->kind() == codec::none);
-        CHECK(reader->size_hint() == static_cast<std::int64_t>(n));
+        CHECK(reader->size() == n);
         CHECK(reader->name() == "input.bin");
         auto back = read_all(*reader, 3);
         REQUIRE(back);
@@ -197,11 +197,11 @@ TEST_CASE("an uncompressed input reads unchanged, with its size") {
 }
 
 TEST_CASE("a compressed input has no size hint") {
-    memory_source file(compress(codec::gzip, 6, sample(5000), 5000));
+    owned_source file(compress(codec::gzip, 6, sample(5000), 5000));
     auto reader = decompressing_reader::open(file);
     REQUIRE(reader);
     CHECK(reader->kind() == codec::gzip);
-    CHECK(reader->size_hint() == -1);
+    CHECK(!reader->size());
 }
 
 TEST_CASE("truncated streams: input_ended, naming the input") {
@@ -259,7 +259,7 @@ TEST_CASE("errors of the sink and the source come back unchanged") {
         CHECK(status.err().code == errc::io_error);
         CHECK(status.err().message == "out.bin: write failed: No space left on device");
 
-        memory_source file(compress(c, 1, noise, 1 << 16), 100000);
+        owned_source file(compress(c, 1, noise, 1 << 16), 100000);
         auto reader = decompressing_reader::open(file);
         REQUIRE(reader);
         auto back = read_all(*reader, 1 << 20);
@@ -355,12 +355,12 @@ TEST_CASE("a job driven into a writer's sink and out of an owning reader") {
         const byte_sink sink = w->sink();
         compressing_writer moved = std::move(*w);  // the sink follows the writer
         auto sig_job = make_signature_job(recommended_sig_params(basis.size()));
-        memory_source basis_in(basis);
+        owned_source basis_in(basis);
         REQUIRE(drive_job(*sig_job, basis_in, sink, {4096}));
         REQUIRE(moved.finish());
         CHECK(detect_codec(packed) == c);
 
-        auto reader = decompressing_reader::open(std::make_unique<memory_source>(packed));
+        auto reader = decompressing_reader::open(std::make_unique<owned_source>(packed));
         REQUIRE(reader);
         CHECK(reader->kind() == c);
         signature sig;

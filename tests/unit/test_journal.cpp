@@ -176,13 +176,13 @@ test::bytes in_place_delta(const test::bytes& basis, const test::bytes& next, st
 delta_opener opener_of(const test::bytes& delta) {
     struct source final : byte_source {
         explicit source(const test::bytes& d) : d_(d) {}
-        result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-            n = std::min(n, d_.size() - at_);
-            std::memcpy(p, d_.data() + at_, n);
+        result<std::size_t> read_full(std::span<std::uint8_t> out) override {
+            const std::size_t n = std::min(out.size(), d_.size() - at_);
+            std::memcpy(out.data(), d_.data() + at_, n);
             at_ += n;
             return n;
         }
-        std::int64_t size_hint() const noexcept override { return -1; }
+        std::optional<std::uint64_t> size() const noexcept override { return std::nullopt; }  // as a pipe
         const std::string& name() const noexcept override { return name_; }
         const test::bytes& d_;
         std::size_t at_ = 0;

@@ -54,22 +54,9 @@ public:
 };
 
 delta_opener opener_of(const test::bytes& delta) {
-    struct source final : byte_source {
-        explicit source(const test::bytes& d) : d_(d) {}
-        result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-            n = std::min(n, d_.size() - at_);
-            if (n) std::memcpy(p, d_.data() + at_, n);
-            at_ += n;
-            return n;
-        }
-        std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(d_.size()); }
-        const std::string& name() const noexcept override { return name_; }
-        const test::bytes& d_;
-        std::size_t at_ = 0;
-        std::string name_ = "delta";
+    return [&delta]() -> result<std::unique_ptr<byte_source>> {
+        return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta, "delta"));
     };
-    return
-        [&delta]() -> result<std::unique_ptr<byte_source>> { return std::unique_ptr<byte_source>(new source(delta)); };
 }
 
 test::bytes delta_of(const test::bytes& basis, const test::bytes& next) {

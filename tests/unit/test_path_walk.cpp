@@ -53,23 +53,8 @@ test::bytes literal_delta(const test::bytes& data) {
 }
 
 delta_opener opener_of(const test::bytes& delta) {
-    return [delta]() -> result<std::unique_ptr<byte_source>> {
-        struct source final : byte_source {
-            test::bytes b;
-            std::size_t at = 0;
-            std::string n = "delta";
-            result<std::size_t> read_full(std::uint8_t* p, std::size_t k) override {
-                k = std::min(k, b.size() - at);
-                std::copy_n(b.begin() + static_cast<std::ptrdiff_t>(at), k, p);
-                at += k;
-                return k;
-            }
-            std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(b.size()); }
-            const std::string& name() const noexcept override { return n; }
-        };
-        auto s = std::make_unique<source>();
-        s->b = delta;
-        return std::unique_ptr<byte_source>(std::move(s));
+    return [&delta]() -> result<std::unique_ptr<byte_source>> {
+        return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta, "delta"));
     };
 }
 

@@ -133,7 +133,7 @@ TEST_CASE("finish_interrupted_rewrite: a name too long for the suffix uses a has
     auto out = output_file::create(file.string(), true);
     REQUIRE(out);
     const auto content = test::random_bytes(5000, 10);
-    REQUIRE(out->write(content.data(), content.size()));
+    REQUIRE(out->write(content));
     REQUIRE(out->commit());
     CHECK(read_file(dir.path / "second") == content);
     CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}) == 2);

@@ -47,14 +47,14 @@ private:
 class counting_source final : public byte_source {
 public:
     explicit counting_source(const test::bytes& bytes) : bytes_(bytes) {}
-    result<std::size_t> read_full(std::uint8_t* p, std::size_t n) override {
-        if (!on_a_line(p)) ++misaligned_;
-        const std::size_t k = std::min(n, bytes_.size() - at_);
-        std::memcpy(p, bytes_.data() + at_, k);
+    result<std::size_t> read_full(std::span<std::uint8_t> out) override {
+        if (!on_a_line(out.data())) ++misaligned_;
+        const std::size_t k = std::min(out.size(), bytes_.size() - at_);
+        std::memcpy(out.data(), bytes_.data() + at_, k);
         at_ += k;
         return k;
     }
-    std::int64_t size_hint() const noexcept override { return static_cast<std::int64_t>(bytes_.size()); }
+    std::optional<std::uint64_t> size() const noexcept override { return bytes_.size(); }
     const std::string& name() const noexcept override { return name_; }
     std::size_t misaligned() const { return misaligned_; }
 

@@ -3,10 +3,13 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <optional>
+
 using namespace rdelta;
 
 namespace {
-sig_params resolve(std::int64_t size, std::int64_t strong = 0, std::uint32_t magic_value = 0) {
+sig_params resolve(std::optional<std::uint64_t> size, std::int64_t strong = 0, std::uint32_t magic_value = 0) {
     auto r = resolve_sig_params({size, magic_value, 0, strong});
     REQUIRE(r.ok());
     return r->params;
@@ -15,12 +18,12 @@ sig_params resolve(std::int64_t size, std::int64_t strong = 0, std::uint32_t mag
 
 TEST_CASE("defaults table of rdiff 2.3.2 (docs/format.md)") {
     struct row {
-        std::int64_t size;
+        std::optional<std::uint64_t> size;  // none: a stream
         std::uint32_t block;
         std::uint32_t min_strong;
     };
     const row rows[] = {
-        {-1, 2048, 12},
+        {std::nullopt, 2048, 12},
         {0, 256, 5},
         {255, 256, 5},
         {256, 256, 6},
@@ -38,13 +41,13 @@ TEST_CASE("defaults table of rdiff 2.3.2 (docs/format.md)") {
         {1ll << 40, 1048576, 10},
     };
     for (const auto& r : rows) {
-        CAPTURE(r.size);
+        CAPTURE(r.size.value_or(UINT64_MAX));
         CHECK(resolve(r.size).block_len == r.block);
         CHECK(resolve(r.size).strong_len == 32);
         CHECK(resolve(r.size, -1).strong_len == r.min_strong);
         CHECK(resolve(r.size, 0, 0x72730146).strong_len == 16);
     }
-    CHECK(resolve(-1).magic == 0x72730147u);
+    CHECK(resolve(std::nullopt).magic == 0x72730147u);
 }
 
 TEST_CASE("strong length below the minimum warns, above the digest fails") {
@@ -52,29 +55,36 @@ TEST_CASE("strong length below the minimum warns, above the digest fails") {
     REQUIRE(low.ok());
     CHECK(low->params.strong_len == 2);
     CHECK(low->warning == "strong_len=2 smaller than recommended minimum 6 for old_fsize=100000 with block_len=256");
-    auto unknown_size = resolve_sig_params({-1, 0, 0, 2});
+    auto unknown_size = resolve_sig_params({std::nullopt, 0, 0, 2});
     REQUIRE(unknown_size.ok());
     CHECK(unknown_size->warning.empty());
 
-    auto md4_long = resolve_sig_params({-1, 0x72730136, 0, 17});
+    auto md4_long = resolve_sig_params({std::nullopt, 0x72730136, 0, 17});
     REQUIRE(!md4_long.ok());
     CHECK(md4_long.err().code == errc::param_error);
     CHECK(md4_long.err().message == "invalid strong_len=17 for magic=0x72730136");
 
-    auto negative = resolve_sig_params({-1, 0, 0, -2});
+    auto negative = resolve_sig_params({std::nullopt, 0, 0, -2});
     REQUIRE(!negative.ok());
     CHECK(negative.err().message == "invalid strong_len=18446744073709551614 for magic=0x72730147");
 }
 
 TEST_CASE("unknown magic and oversized blocks are errors") {
-    auto bad = resolve_sig_params({-1, 0x72730148, 0, 0});
+    auto bad = resolve_sig_params({std::nullopt, 0x72730148, 0, 0});
     REQUIRE(!bad.ok());
     CHECK(bad.err().code == errc::bad_magic);
     CHECK(bad.err().message == "invalid magic 0x72730148");
-    auto huge = resolve_sig_params({-1, 0, 1ull << 31, 0});
+    auto huge = resolve_sig_params({std::nullopt, 0, 1ull << 31, 0});
     REQUIRE(!huge.ok());
     CHECK(huge.err().code == errc::param_error);
-    CHECK(resolve_sig_params({-1, 0, (1ull << 31) - 1, 0}).ok());
+    CHECK(resolve_sig_params({std::nullopt, 0, (1ull << 31) - 1, 0}).ok());
+}
+
+TEST_CASE("a basis size no file can have (a -1 meant as unknown) is refused") {
+    auto wrapped = resolve_sig_params({static_cast<std::uint64_t>(-1), 0, 0, 0});
+    REQUIRE(!wrapped.ok());
+    CHECK(wrapped.err().code == errc::param_error);
+    CHECK(resolve_sig_params({std::uint64_t{1} << 50, 0, 0, 0}).ok());
 }
 
 TEST_CASE("magic numbers and formats") {
