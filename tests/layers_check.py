@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The folders of src/ form one-way layers: a file includes only from its own folder
-and the folders below it (HACKING.md, "Layers"). A new upward include fails here.
+and the folders below it (HACKING.md, "Layers"). A new upward include fails here, as
+does a unit test outside the tests/unit folder that mirrors its src/ folder.
 Usage: layers_check.py SRC_DIR. Prints 'N passed, M failed'."""
 import os
 import re
@@ -34,5 +35,17 @@ for root, _, files in os.walk(src):
             else:
                 failed += 1
                 print(f"FAIL: {os.path.relpath(path, src)}:{n} includes {m.group(1)}/ from {here}/, a layer above it")
+# The unit tests mirror the tree: tests/unit/FOLDER tests src/FOLDER (api: the public API).
+unit = os.path.join(src, os.pardir, "tests", "unit")
+for d in sorted(os.listdir(unit)):
+    if not os.path.isdir(os.path.join(unit, d)):
+        if d.startswith("test_") and d.endswith(".cpp") and d != "test_main.cpp":
+            failed += 1
+            print(f"FAIL: tests/unit/{d} belongs in the folder of the src/ folder it tests")
+    elif d == "api" or d in folders:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: tests/unit/{d}/ mirrors no folder of src/")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
