@@ -56,7 +56,7 @@ int main() {
         return std::fprintf(stderr, "%s\n", loaded.err().message.c_str()), 1;
     if (auto indexed = sig.build_index(); !indexed)
         return std::fprintf(stderr, "%s\n", indexed.err().message.c_str()), 1;
-    job_options with_check;
+    delta_options with_check;
     with_check.checksum = true;  // the receiver can verify what it rebuilds
     auto delta_job = make_delta_job(sig, with_check);
     auto delta = stream_through(*delta_job, new_data, net);

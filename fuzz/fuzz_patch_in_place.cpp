@@ -152,7 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(sig_bytes.ok(), "signature: %s", describe(sig_bytes.err()).c_str());
         auto sig = load_signature(*sig_bytes);
         FUZZ_CHECK(sig.ok() && sig->build_index(true).ok(), "loading the signature failed");
-        auto d = make_delta(*sig, edited(image, rest), 0, job_options{1, checksum, true});
+        auto d = make_delta(*sig, edited(image, rest), 0, delta_options{{1}, checksum, true});
         FUZZ_CHECK(d.ok(), "delta: %s", describe(d.err()).c_str());
         delta = std::move(*d);
     }
@@ -187,7 +187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(sig2.ok(), "signature: %s", describe(sig2.err()).c_str());
         auto loaded2 = load_signature(*sig2);
         FUZZ_CHECK(loaded2.ok() && loaded2->build_index(true).ok(), "loading the signature failed");
-        auto d2 = make_delta(*loaded2, edited(last, rest), 0, job_options{1, true, true});
+        auto d2 = make_delta(*loaded2, edited(last, rest), 0, delta_options{{1}, true, true});
         FUZZ_CHECK(d2.ok(), "delta: %s", describe(d2.err()).c_str());
         delta = std::move(*d2);
         const auto ref2 = apply_patch(last, delta);

@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(sig.ok(), "load_signature failed");
     if (sig->block_count() == 0) return 0;  // slack deltas are not scanned
     FUZZ_CHECK(sig->build_index(safe).ok(), "build_index failed");
-    const job_options options{1, checksum, safe};
+    const delta_options options{{1}, checksum, safe};
     auto scanned = make_delta(*sig, next, 0, options);
     FUZZ_CHECK(scanned.ok(), "make_delta failed");
 

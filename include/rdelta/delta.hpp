@@ -18,15 +18,36 @@ namespace detail {
 class signature_tap;
 }
 
+/// Options of a delta: those of every job, and the delta's own.
+struct delta_options : job_options {
+    /// Append the new file's checksum trailer after END. Off, a delta is
+    /// librsync's bytes (the C API's always are); the rdelta tool turns it on.
+    bool checksum = false;
+    /// Match only blocks at or after the window's own offset (as rsync's
+    /// --inplace), so the delta can be applied in place; still a valid librsync delta.
+    bool in_place_safe = false;
+    /// A work budget against untrusted signatures. Fail with errc::mem_error
+    /// once the bytes strong-hashed for windows exceed (this + 2 * basis size / 2^32)
+    /// per input byte, plus 64 MiB and 16 blocks; 0 = no limit (librsync has none).
+    /// Honest work: where nothing matches, each window hits some block's weak sum
+    /// with probability blocks / 2^32 and costs a block, so basis size / 2^32 bytes
+    /// per byte (256 for a 1 TiB basis), which the second term allows twice over;
+    /// where data matches, about one byte per byte; runs and short periods of equal
+    /// windows are hashed once. A crafted signature makes every window hit.
+    std::uint64_t max_strong_work = default_max_strong_work;
+    static constexpr std::uint64_t default_max_strong_work = 256;
+};
+
 /// A job that reads the new file and writes a delta against `sig`.
 /// `sig` must outlive the job; its index is used when build_index() made the one
 /// these options need, else the job builds its own. A signature with no blocks
 /// (an empty basis) makes every input chunk one LITERAL ("slack delta", so
 /// chunking matters only then). Output is byte-identical to rdiff 2.3.2
 /// whatever `options.threads` is; large input chunks are scanned on several cores.
-/// With `options.checksum`, 28 bytes follow END: "rdck", the new file's length
-/// (u64 big-endian) and its XXH3-128 (canonical form); rdiff ignores them.
-std::unique_ptr<job> make_delta_job(const signature& sig, job_options options = {});
+/// With `options.checksum`, 32 bytes follow END: "rdcm", the new file's length
+/// (u64 big-endian), the chunk size (u32, 65536) and the XXH3-128 root over the
+/// XXH3-128 of each chunk (docs/format.md, "Checksum trailer"); rdiff ignores them.
+std::unique_ptr<job> make_delta_job(const signature& sig, delta_options options = {});
 
 /// The input piece size delta jobs scan best with: enough for `threads` cores
 /// (0 = all) to share, while memory stays bounded. A job holds about one piece of
@@ -54,8 +75,8 @@ struct new_signature_output {
 /// `sink` is called on the caller's thread, in pieces of up to about 288 KiB
 /// (256 KiB and the command that crossed that mark), as the scan makes them.
 /// With `new_signature`, its sink receives the new file's signature as well.
-result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig, job_options options,
-                                  const byte_sink& sink, const delta_progress& progress = {},
+result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
+                                  delta_options options, const byte_sink& sink, const delta_progress& progress = {},
                                   const new_signature_output* new_signature = nullptr);
 
 /// A stream of the new file, for make_delta_job(), that makes the new file's
@@ -78,6 +99,6 @@ private:
 
 /// Delta of a whole new file held in memory (slack deltas use `slack_chunk` bytes).
 result<std::vector<std::uint8_t>> make_delta(const signature& sig, std::span<const std::uint8_t> new_file,
-                                             std::size_t slack_chunk = 0, job_options options = {});
+                                             std::size_t slack_chunk = 0, delta_options options = {});
 
 }  // namespace rdelta

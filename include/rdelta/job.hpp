@@ -39,7 +39,7 @@ struct buffers {
 /// What iterate() reports when it did not fail.
 enum class job_status { done, blocked };
 
-/// Options common to jobs.
+/// Options every job takes (delta jobs take delta_options, which add their own).
 struct job_options {
     /// Cores one job may use, the calling thread included; 0 (the default) = every
     /// core the machine reports, as the tool. 1 keeps a job on the calling thread.
@@ -47,22 +47,6 @@ struct job_options {
     /// count asked for and is shared by concurrent jobs, so a service running N
     /// jobs at once bounds them by giving each a count of its own (cores / N).
     unsigned threads = 0;
-    /// delta: append the whole-file checksum trailer after END. Off, a delta is
-    /// librsync's bytes (the C API's always are); the rdelta tool turns it on.
-    bool checksum = false;
-    /// delta: match only blocks at or after the window's own offset (as rsync's
-    /// --inplace), so the delta can be applied in place; still a valid librsync delta.
-    bool in_place_safe = false;
-    /// delta: a work budget against untrusted signatures. Fail with errc::mem_error
-    /// once the bytes strong-hashed for windows exceed (this + 2 * basis size / 2^32)
-    /// per input byte, plus 64 MiB and 16 blocks; 0 = no limit (librsync has none).
-    /// Honest work: where nothing matches, each window hits some block's weak sum
-    /// with probability blocks / 2^32 and costs a block, so basis size / 2^32 bytes
-    /// per byte (256 for a 1 TiB basis), which the second term allows twice over;
-    /// where data matches, about one byte per byte; runs and short periods of equal
-    /// windows are hashed once. A crafted signature makes every window hit.
-    std::uint64_t max_strong_work = default_max_strong_work;
-    static constexpr std::uint64_t default_max_strong_work = 256;
 };
 
 /// Counters of a job, as librsync's rs_stats_t.

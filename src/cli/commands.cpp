@@ -300,8 +300,8 @@ int signature_command(const request& req, const invocation& inv) {
 }
 
 // A regular file or block device: holes are not read (make_delta_from).
-result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_options options, compressing_writer& out,
-                                progress_meter& meter, const new_signature_output* new_sig) {
+result<job_stats> delta_of_file(const signature& sig, input_file& new_in, delta_options options,
+                                compressing_writer& out, progress_meter& meter, const new_signature_output* new_sig) {
     file_basis reader(new_in);
     const std::uint64_t size = new_in.size().value_or(0);
     auto made = make_delta_from(
@@ -313,7 +313,7 @@ result<job_stats> delta_of_file(const signature& sig, input_file& new_in, job_op
 
 // A pipe, or an empty signature, whose delta depends on the input chunking: rdiff
 // reads the new file in chunks of the block length, or -I.
-result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, job_options options, const request& req,
+result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, delta_options options, const request& req,
                                   compressing_writer& out, progress_meter& meter, const new_signature_output* new_sig) {
     auto j = make_delta_job(sig, options);
     const std::size_t chunk = sig.block_count() > 0 ? delta_chunk_size(sig, options.threads)
@@ -384,7 +384,7 @@ int delta_command(const request& req, const invocation& inv) {
     // wrong basis instead of writing a wrong file, and patch --in-place verifies the
     // image and refuses to apply a delta twice. Under the name rdiff, rdiff's bytes.
     const bool checksum = !inv.as_rdiff && !req.no_checksum;
-    job_options options{static_cast<unsigned>(req.threads), checksum, req.in_place_safe};
+    delta_options options{{static_cast<unsigned>(req.threads)}, checksum, req.in_place_safe};
     // rdiff has no work budget; rdelta's default is the library's.
     if (inv.as_rdiff)
         options.max_strong_work = 0;

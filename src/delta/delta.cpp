@@ -62,7 +62,7 @@ private:
 template <weak_kind Kind>
 class delta_job final : public detail::zero_aware_delta_job {
 public:
-    delta_job(const signature& sig, job_options options, std::unique_ptr<const block_index> own_index,
+    delta_job(const signature& sig, delta_options options, std::unique_ptr<const block_index> own_index,
               std::size_t gather_bytes)
         : own_index_(std::move(own_index)),
           index_(own_index_ ? *own_index_ : *detail::index_access::of(sig)),
@@ -354,7 +354,7 @@ private:
 
 namespace detail {
 
-result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, job_options options,
+result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, delta_options options,
                                                                       std::size_t gather_bytes) {
     std::unique_ptr<const block_index> own;
     const block_index* shared = index_access::of(sig);
@@ -396,7 +396,7 @@ std::size_t small_input_gather(const signature& sig, unsigned threads) {
 }  // namespace
 
 namespace detail {
-std::unique_ptr<job> make_delta_job_gathering(const signature& sig, job_options options, std::size_t gather_bytes) {
+std::unique_ptr<job> make_delta_job_gathering(const signature& sig, delta_options options, std::size_t gather_bytes) {
     return make_guarded_job("delta", [&]() -> std::unique_ptr<job> {
         if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
         auto j = make_scanning_delta_job(sig, options, gather_bytes);
@@ -406,7 +406,7 @@ std::unique_ptr<job> make_delta_job_gathering(const signature& sig, job_options 
 }
 }  // namespace detail
 
-std::unique_ptr<job> make_delta_job(const signature& sig, job_options options) {
+std::unique_ptr<job> make_delta_job(const signature& sig, delta_options options) {
     return detail::make_delta_job_gathering(sig, options,
                                             sig.block_count() == 0 ? 0 : small_input_gather(sig, options.threads));
 }

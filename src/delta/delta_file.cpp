@@ -61,7 +61,7 @@ std::uint64_t data_length(basis_reader& file, std::uint64_t pos, std::uint64_t s
 }
 
 // An empty signature: rdiff's slack delta follows its read size, the block length.
-result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const signature& sig, job_options options,
+result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const signature& sig, delta_options options,
                                    const byte_sink& sink, const delta_progress& progress, detail::signature_tap* tap) {
     auto j = make_delta_job(sig, options);
     job_pump pump(*j, sink);
@@ -83,12 +83,12 @@ result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const
 }  // namespace
 
 namespace detail {
-result<job_stats> delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig, job_options options,
+result<job_stats> delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig, delta_options options,
                              const byte_sink& sink, const delta_progress& progress, signature_tap* tap);
 }  // namespace detail
 
-result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig, job_options options,
-                                  const byte_sink& sink, const delta_progress& progress,
+result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
+                                  delta_options options, const byte_sink& sink, const delta_progress& progress,
                                   const new_signature_output* new_signature) {
     return detail::exceptions_as_errors("delta", [&]() -> result<job_stats> {
         if (!new_signature) return detail::delta_from(new_file, size, sig, options, sink, progress, nullptr);
@@ -102,7 +102,7 @@ result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, co
 
 // make_delta_from()'s body; allocation and thread failures throw.
 result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
-                                     job_options options, const byte_sink& sink, const delta_progress& progress,
+                                     delta_options options, const byte_sink& sink, const delta_progress& progress,
                                      signature_tap* tap) {
     if (sig.block_count() == 0) return slack_delta_from(new_file, size, sig, options, sink, progress, tap);
     auto made = detail::make_scanning_delta_job(sig, options);

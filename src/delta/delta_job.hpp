@@ -2,6 +2,7 @@
 // new file's holes are (delta_file.cpp).
 #pragma once
 
+#include <rdelta/delta.hpp>
 #include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
 #include <rdelta/signature.hpp>
@@ -44,12 +45,12 @@ public:
 /// builds (and owns) one otherwise. With `gather_bytes`, inputs passed to
 /// iterate() smaller than that are collected and scanned together (the output is
 /// the same); drivers that use feed_zeros and kept_bytes pass 0.
-result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, job_options options,
+result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, delta_options options,
                                                                       std::size_t gather_bytes = 0);
 
 /// make_delta_job() with a gathering size of the caller's choice (0: none). The
 /// C API passes 0: it reports librsync's statistics, which count the strong sums
 /// computed, and a scan over gathered input also hashes blocks ahead of a match.
-std::unique_ptr<job> make_delta_job_gathering(const signature& sig, job_options options, std::size_t gather_bytes);
+std::unique_ptr<job> make_delta_job_gathering(const signature& sig, delta_options options, std::size_t gather_bytes);
 
 }  // namespace rdelta::detail

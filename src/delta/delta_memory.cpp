@@ -9,7 +9,7 @@ namespace rdelta {
 using detail::run_to_memory;
 
 result<std::vector<std::uint8_t>> make_delta(const signature& sig, std::span<const std::uint8_t> new_file,
-                                             std::size_t slack_chunk, job_options options) {
+                                             std::size_t slack_chunk, delta_options options) {
     return detail::exceptions_as_errors("delta", [&] {
         auto j = make_delta_job(sig, options);
         return run_to_memory(*j, new_file, sig.block_count() == 0 ? slack_chunk : 0);

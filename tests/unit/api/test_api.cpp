@@ -161,7 +161,7 @@ TEST_CASE("a delta job builds the index its options need") {
     REQUIRE(sig_bytes);
     for (bool safe : {false, true}) {
         CAPTURE(safe);
-        job_options options;
+        delta_options options;
         options.in_place_safe = safe;
         auto fresh = load_signature(*sig_bytes);  // no build_index() at all
         REQUIRE(fresh);

@@ -63,7 +63,7 @@ TEST_CASE("make_signature_from and make_delta_from: an exception inside is mem_e
             REQUIRE(sig);
             REQUIRE(sig->build_index());
             throwing_reader new_file(data, 600000, system);
-            auto delta = make_delta_from(new_file, data.size(), *sig, job_options{threads},
+            auto delta = make_delta_from(new_file, data.size(), *sig, delta_options{{threads}},
                                          [](std::span<const std::uint8_t>) -> result<void> { return {}; });
             REQUIRE_FALSE(delta);
             CHECK(delta.err().code == errc::mem_error);

@@ -123,12 +123,12 @@ TEST_CASE("deltas of random-access inputs read into aligned buffers, with the ke
         CAPTURE(threads);
         counting_basis file(next);
         test::bytes out;
-        auto made = make_delta_from(file, next.size(), *sig, job_options{threads},
+        auto made = make_delta_from(file, next.size(), *sig, delta_options{{threads}},
                                     [&](std::span<const std::uint8_t> b) { return append_to(out, b); });
         REQUIRE(made.ok());
         CHECK(file.large() > 0);
         CHECK(file.misaligned() == 0);
-        auto scanned = make_delta(*sig, next, 0, job_options{threads});
+        auto scanned = make_delta(*sig, next, 0, delta_options{{threads}});
         REQUIRE(scanned.ok());
         CHECK(out == *scanned);
     }

@@ -35,7 +35,7 @@ std::string delta_hex(const test::bytes& basis, const test::bytes& next, std::ui
 // ... (cycling), drained through a 64 KiB window.
 test::bytes run_delta_job(const signature& sig, const test::bytes& next, unsigned threads,
                           const std::vector<std::size_t>& schedule) {
-    auto j = make_delta_job(sig, job_options{threads});
+    auto j = make_delta_job(sig, delta_options{{threads}});
     test::bytes out;
     std::vector<std::uint8_t> window(1 << 16);
     std::size_t off = 0;
@@ -151,7 +151,7 @@ TEST_CASE("small pushes are gathered and scanned together, on all threads, with 
     for (std::uint32_t m : {0x72730136u, 0x72730147u}) {
         CAPTURE(m);
         auto sig = signature_of(basis, m, 4096, 8);
-        auto whole = make_delta(sig, next, 0, job_options{1});
+        auto whole = make_delta(sig, next, 0, delta_options{{1}});
         REQUIRE(whole.ok());
         // Pieces: constant sizes, and small ones alternating with 3 MiB ones.
         const std::vector<std::vector<std::size_t>> schedules = {{1500}, {16384}, {100000}, {1500, 3u << 20}};
@@ -222,12 +222,12 @@ TEST_CASE("parallel scanning gives the sequential delta") {
             CAPTURE(block);
             CAPTURE(m);
             auto sig = signature_of(basis, m, block, 4);
-            auto sequential = make_delta(sig, next, 0, job_options{1});
+            auto sequential = make_delta(sig, next, 0, delta_options{{1}});
             REQUIRE(sequential.ok());
             for (unsigned threads : {2u, 3u, 4u}) {
                 CAPTURE(threads);
                 const auto runs_before = detail::test_hooks::parallel_scans_run.load();
-                auto parallel = make_delta(sig, next, 0, job_options{threads});
+                auto parallel = make_delta(sig, next, 0, delta_options{{threads}});
                 REQUIRE(parallel.ok());
                 CHECK(*parallel == *sequential);
                 CHECK(detail::test_hooks::parallel_scans_run.load() > runs_before);  // the parallel path really ran
@@ -250,11 +250,11 @@ TEST_CASE("parallel scanning of long zero runs, matches reaching the end of the 
     for (std::uint32_t block : {1000u, 4096u, 8192u}) {
         CAPTURE(block);
         auto sig = signature_of(basis, 0x72730147, block, 8);
-        auto sequential = make_delta(sig, next, 0, job_options{1});
+        auto sequential = make_delta(sig, next, 0, delta_options{{1}});
         REQUIRE(sequential.ok());
         for (unsigned threads : {2u, 3u, 5u}) {
             CAPTURE(threads);
-            auto parallel = make_delta(sig, next, 0, job_options{threads});
+            auto parallel = make_delta(sig, next, 0, delta_options{{threads}});
             REQUIRE(parallel.ok());
             CHECK(*parallel == *sequential);
             // Chunks that end inside the zero run: each chunk's scan limit falls
@@ -301,7 +301,7 @@ TEST_CASE("work budget: a crafted signature fails with mem_error, equal windows 
     REQUIRE(sig.ok());
     REQUIRE(sig->build_index().ok());
     // 40000 windows of 4 KiB hashed: more than 1 x input + 64 MiB + 16 blocks.
-    job_options opts;
+    delta_options opts;
     opts.max_strong_work = 1;
     auto over = make_delta(*sig, next, 0, opts);
     REQUIRE_FALSE(over.ok());
@@ -375,12 +375,12 @@ TEST_CASE("weak hits that miss are hashed in batches from further ahead, with th
         REQUIRE(plain_sig.ok());
         REQUIRE(crafted_sig.ok());
         // The crafted records come after the real blocks and never match: the same delta.
-        auto want = make_delta(*plain_sig, next, 0, job_options{1});
+        auto want = make_delta(*plain_sig, next, 0, delta_options{{1}});
         REQUIRE(want.ok());
         for (unsigned threads : {1u, 2u}) {
             CAPTURE(threads);
             const auto batches_before = detail::test_hooks::candidate_batches_run.load();
-            auto got = make_delta(*crafted_sig, next, 0, job_options{threads});
+            auto got = make_delta(*crafted_sig, next, 0, delta_options{{threads}});
             REQUIRE(got.ok());
             CHECK(*got == *want);
             CHECK(detail::test_hooks::candidate_batches_run.load() > batches_before);
@@ -425,7 +425,7 @@ TEST_CASE("tail windows with weak hits are hashed in batches of different length
         for (unsigned threads : {1u, 2u}) {
             CAPTURE(threads);
             const auto batches_before = detail::test_hooks::candidate_batches_run.load();
-            auto got = make_delta(sig, next, 0, job_options{threads});
+            auto got = make_delta(sig, next, 0, delta_options{{threads}});
             REQUIRE(got.ok());
             CHECK(test::to_hex(*got) == test::to_hex(want));
             // MD4 tail windows are hashed one at a time (no multi-length MD4 kernel).
@@ -490,12 +490,12 @@ TEST_CASE("windows equal to earlier windows that missed are passed over, with th
         REQUIRE(crafted.build_index().ok());
         for (const bool in_place_safe : {false, true}) {
             CAPTURE(in_place_safe);
-            auto want = make_delta(*plain, next, 0, job_options{1, false, in_place_safe});
+            auto want = make_delta(*plain, next, 0, delta_options{{1}, false, in_place_safe});
             REQUIRE(want.ok());
             for (unsigned threads : {1u, 2u}) {
                 CAPTURE(threads);
                 const auto skipped_before = detail::test_hooks::periodic_windows_skipped.load();
-                auto got = make_delta(crafted, next, 0, job_options{threads, false, in_place_safe});
+                auto got = make_delta(crafted, next, 0, delta_options{{threads}, false, in_place_safe});
                 REQUIRE(got.ok());
                 CHECK(*got == *want);
                 CHECK(detail::test_hooks::periodic_windows_skipped.load() - skipped_before > 1000000);
@@ -531,7 +531,7 @@ TEST_CASE("windows of data with a period of up to 16 bytes are hashed once per p
             REQUIRE(sig.add_block(loaded->weak_sum(0), test::random_bytes(strong_len, 400 + phase)));
         }
         REQUIRE(sig.build_index().ok());
-        auto j = make_delta_job(sig, job_options{1});
+        auto j = make_delta_job(sig, delta_options{{1}});
         test::bytes out(next.size() + 4096);
         buffers io{next.data(), next.size(), true, out.data(), out.size()};
         auto status = j->iterate(io);

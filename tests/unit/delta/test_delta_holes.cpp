@@ -55,7 +55,7 @@ void drain(job& j, const std::uint8_t* in, std::size_t n, bool eof, test::bytes&
 
 // The delta of `pieces` with every zero run passed to feed_zeros in parts of `split` bytes.
 test::bytes delta_fed_with_zeros(const signature& sig, const std::vector<piece>& pieces, std::size_t split,
-                                 job_options options) {
+                                 delta_options options) {
     auto made = detail::make_scanning_delta_job(sig, options);
     REQUIRE(made);
     auto& j = *made;
@@ -119,7 +119,7 @@ TEST_CASE("feed_zeros encodes runs of zeros exactly as scanning them") {
                             CAPTURE(block);
                             CAPTURE(safe);
                             const auto sig = indexed_signature(*basis, m, block, safe);
-                            const job_options options{1, true, safe};
+                            const delta_options options{{1}, true, safe};
                             auto scanned = make_delta(sig, next, 0, options);
                             REQUIRE(scanned.ok());
                             CHECK(delta_fed_with_zeros(sig, layout, run + 1, options) == *scanned);
@@ -184,7 +184,7 @@ TEST_CASE("make_delta_from skips holes and gives the scanned delta") {
                 CAPTURE(block);
                 CAPTURE(threads);
                 const auto sig = indexed_signature(basis, m, block, false);
-                const job_options options{threads, true, false};
+                const delta_options options{{threads}, true, false};
                 auto scanned = make_delta(sig, next, 0, options);
                 REQUIRE(scanned.ok());
                 sparse_memory_file file(next, holes);
@@ -251,7 +251,7 @@ TEST_CASE("make_delta_from passes the bytes not yet encoded again before each ch
             CAPTURE(block);
             CAPTURE(threads);
             const auto sig = indexed_signature(basis, 0x72730147u, block, false);
-            const job_options options{threads, true, false};
+            const delta_options options{{threads}, true, false};
             auto scanned = make_delta(sig, next, 0, options);
             REQUIRE(scanned.ok());
             sparse_memory_file file(next, holes);
@@ -298,7 +298,7 @@ TEST_CASE(
                 CAPTURE(safe);
                 CAPTURE(basis == &with_zeros);
                 const auto sig = indexed_signature(*basis, m, 4096, safe);
-                const job_options options{1, true, safe};
+                const delta_options options{{1}, true, safe};
                 auto scanned = make_delta(sig, next, 0, options);
                 REQUIRE(scanned.ok());
                 auto made = detail::make_scanning_delta_job(sig, options);

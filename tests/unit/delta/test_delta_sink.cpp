@@ -171,7 +171,7 @@ TEST_CASE("make_delta_from passes its output to the sink on the caller's thread,
     const one_cpu pinned;
     for (unsigned threads : {1u, 2u}) {
         CAPTURE(threads);
-        const job_options options{threads, true, false};
+        const delta_options options{{threads}, true, false};
         auto whole = make_delta(sig, next, 0, options);
         REQUIRE(whole.ok());
         memory_basis file(next);
@@ -204,7 +204,7 @@ TEST_CASE("make_delta_from passes a hole that becomes literal zeros in bounded p
     const auto sig = loaded_signature(basis, 2048);
     for (unsigned threads : {1u, 2u}) {
         CAPTURE(threads);
-        const job_options options{threads};
+        const delta_options options{{threads}};
         auto whole = make_delta(sig, next, 0, options);
         REQUIRE(whole.ok());
         test::file_with_hole file(next, 3 * mib, 43 * mib);
@@ -232,7 +232,7 @@ TEST_CASE("make_delta_from stops at a failing sink with its error") {
         std::size_t taken = 0;
         int calls_after_failure = 0;
         bool failed = false;
-        auto made = make_delta_from(file, next.size(), sig, job_options{threads},
+        auto made = make_delta_from(file, next.size(), sig, delta_options{{threads}},
                                     [&](std::span<const std::uint8_t> b) -> result<void> {
                                         if (failed) ++calls_after_failure;
                                         if (taken + b.size() > (std::size_t{3} << 20)) {

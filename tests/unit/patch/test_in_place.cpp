@@ -49,7 +49,7 @@ test::bytes delta_of(const test::bytes& basis, const test::bytes& next, std::uin
     auto sig = load_signature(*sig_bytes);
     REQUIRE(sig.ok());
     REQUIRE(sig->build_index().ok());
-    auto d = make_delta(*sig, next, 0, job_options{1, checksum});
+    auto d = make_delta(*sig, next, 0, delta_options{{1}, checksum});
     REQUIRE(d.ok());
     return *d;
 }
@@ -159,7 +159,7 @@ TEST_CASE("in-place-safe deltas always apply in place, whatever the edits and th
         auto sig = load_signature(*sig_bytes);
         REQUIRE(sig.ok());
         REQUIRE(sig->build_index(true).ok());
-        job_options options{1};
+        delta_options options{{1}};
         options.in_place_safe = true;
         auto one = make_delta(*sig, *target, 0, options);
         REQUIRE(one.ok());
@@ -249,7 +249,7 @@ TEST_CASE("in place: zeros copied or written onto holes are not written, holes a
         auto sig = load_signature(*sig_bytes);
         REQUIRE(sig.ok());
         REQUIRE(sig->build_index(true).ok());
-        auto delta = make_delta(*sig, next, 0, job_options{1, checksum, true});
+        auto delta = make_delta(*sig, next, 0, delta_options{{1}, checksum, true});
         REQUIRE(delta.ok());
         sparse_file file(basis, 64 << 10, (64 << 10) + (1 << 20));
         auto done = patch_in_place(*delta, file, {});

@@ -168,7 +168,7 @@ test::bytes in_place_delta(const test::bytes& basis, const test::bytes& next, st
     auto sig = load_signature(*sig_bytes);
     REQUIRE(sig.ok());
     REQUIRE(sig->build_index(true).ok());
-    auto d = make_delta(*sig, next, 0, job_options{1, checksum, true});
+    auto d = make_delta(*sig, next, 0, delta_options{{1}, checksum, true});
     REQUIRE(d.ok());
     return *d;
 }

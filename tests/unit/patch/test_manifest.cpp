@@ -65,7 +65,7 @@ test::bytes delta_of(const test::bytes& basis, const test::bytes& next) {
     auto sig = load_signature(*sig_bytes);
     REQUIRE(sig.ok());
     REQUIRE(sig->build_index(true).ok());
-    auto d = make_delta(*sig, next, 0, job_options{1, true, true});
+    auto d = make_delta(*sig, next, 0, delta_options{{1}, true, true});
     REQUIRE(d.ok());
     return *d;
 }

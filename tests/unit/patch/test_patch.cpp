@@ -191,7 +191,7 @@ TEST_CASE("checksum trailer: written by delta, verified by patch") {
     REQUIRE(sig.ok());
     REQUIRE(sig->build_index().ok());
     auto plain = make_delta(*sig, next);
-    auto checked = make_delta(*sig, next, 0, job_options{1, true});
+    auto checked = make_delta(*sig, next, 0, delta_options{{1}, true});
     REQUIRE(plain.ok());
     REQUIRE(checked.ok());
     // The same commands, then 32 bytes: "rdcm", the length, the chunk size, the root.
@@ -262,7 +262,7 @@ TEST_CASE("take_trailer: the caller checks its output with verify_trailer") {
     auto sig = load_signature(*sig_bytes);
     REQUIRE(sig.ok());
     REQUIRE(sig->build_index().ok());
-    auto checked = make_delta(*sig, next, 0, job_options{1, true});
+    auto checked = make_delta(*sig, next, 0, delta_options{{1}, true});
     REQUIRE(checked.ok());
 
     test::bytes trailer;
