@@ -8,7 +8,6 @@
 #include <rdelta/journal.hpp>
 #include <rdelta/manifest.hpp>
 
-#include <sys/stat.h>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -32,7 +31,7 @@ public:
     in_place_fd(in_place_fd&& other) noexcept;
     in_place_fd& operator=(in_place_fd&&) = delete;
     ~in_place_fd() override;
-    std::uint64_t size() const override { return size_; }
+    std::uint64_t size() const override;
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
     result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) override;
     result<void> resize(std::uint64_t size) override;
@@ -41,7 +40,7 @@ public:
     /// fallocate(PUNCH_HOLE | KEEP_SIZE); zeros where the file system cannot.
     result<void> punch_hole(std::uint64_t pos, std::uint64_t len) override;
     result<void> sync() override;
-    std::pair<std::uint64_t, std::uint64_t> identity() const override { return {dev_, ino_}; }
+    std::pair<std::uint64_t, std::uint64_t> identity() const override;
     std::pair<std::int64_t, std::int64_t> change_time() override;
     /// An extended attribute, `user.rdelta.unfinished` (nothing where the file
     /// system keeps none).
@@ -54,7 +53,7 @@ public:
     std::optional<applied_delta> last_applied() override;
     void settle_applied() override;
     void forget_applied() override;
-    const std::string& name() const noexcept { return name_; }
+    const std::string& name() const noexcept;
     /// Take an exclusive flock() on the file, held until it is closed: two in-place
     /// patches (or a patch and a recovery) of one image must never overlap.
     result<void> lock();
@@ -63,13 +62,9 @@ private:
     friend result<std::unique_ptr<journal_storage>> open_journal_file(const in_place_fd& image);
     friend result<std::string> finish_interrupted_rewrite(in_place_fd& image);
     friend result<std::unique_ptr<manifest_storage>> open_manifest_file(const in_place_fd& image);
-    in_place_fd() = default;
-    int fd_ = -1;
-    int folder_ = -1;  // the folder the file was opened in
-    std::string name_, base_, folder_name_;
-    std::uint64_t size_ = 0;
-    std::uint64_t dev_ = 0, ino_ = 0;
-    struct stat st_ {};  // at open
+    in_place_fd();
+    struct state;  // its descriptors, names and identity (src/image/in_place_fd_state.hpp)
+    std::unique_ptr<state> s_;
 };
 
 /// Finish a rewrite of `path` (see output_file) that was cut short: when its

@@ -9,6 +9,8 @@
 // size or time) makes the record stale, and the delta may be applied again.
 #include "fs/posix_util.hpp"
 
+#include "in_place_fd_state.hpp"
+
 #include <rdelta/in_place_fd.hpp>
 
 #include <sys/stat.h>
@@ -64,44 +66,44 @@ std::optional<record> read_record(int fd) {
 
 bool in_place_fd::can_remember_applied() {
     char value[1];
-    return ::fgetxattr(fd_, attribute, value, 0) >= 0 || errno == ENODATA;
+    return ::fgetxattr(s_->fd_, attribute, value, 0) >= 0 || errno == ENODATA;
 }
 
 result<void> in_place_fd::remember_applied(const applied_delta& delta) {
-    record r{dev_, ino_, delta};
+    record r{s_->dev_, s_->ino_, delta};
     timespec now{};
     ::clock_gettime(CLOCK_REALTIME, &now);
     r.delta.mtime_s = now.tv_sec, r.delta.mtime_ns = now.tv_nsec;
     const std::string value = encode(r);
-    if (::fsetxattr(fd_, attribute, value.data(), value.size(), 0) != 0)
-        return io_detail::io_fail(name_, "cannot record the delta applied (extended attribute)", errno);
-    if (::fsync(fd_) != 0) return io_detail::io_fail(name_, "fsync failed", errno);
+    if (::fsetxattr(s_->fd_, attribute, value.data(), value.size(), 0) != 0)
+        return io_detail::io_fail(s_->name_, "cannot record the delta applied (extended attribute)", errno);
+    if (::fsync(s_->fd_) != 0) return io_detail::io_fail(s_->name_, "fsync failed", errno);
     return {};
 }
 
 std::optional<applied_delta> in_place_fd::last_applied() {
-    const auto r = read_record(fd_);
+    const auto r = read_record(s_->fd_);
     struct stat st {};
-    if (!r || ::fstat(fd_, &st) != 0) return {};
-    if (r->dev != dev_ || r->ino != ino_ || static_cast<std::uint64_t>(st.st_size) != r->delta.size ||
+    if (!r || ::fstat(s_->fd_, &st) != 0) return {};
+    if (r->dev != s_->dev_ || r->ino != s_->ino_ || static_cast<std::uint64_t>(st.st_size) != r->delta.size ||
         st.st_mtim.tv_sec != r->delta.mtime_s || st.st_mtim.tv_nsec != r->delta.mtime_ns)
         return {};
     return r->delta;
 }
 
 void in_place_fd::settle_applied() {
-    const auto r = read_record(fd_);
+    const auto r = read_record(s_->fd_);
     struct stat st {};
-    if (!r || r->dev != dev_ || r->ino != ino_ || ::fstat(fd_, &st) != 0 ||
+    if (!r || r->dev != s_->dev_ || r->ino != s_->ino_ || ::fstat(s_->fd_, &st) != 0 ||
         static_cast<std::uint64_t>(st.st_size) != r->delta.size)
         return;
     const timespec times[2] = {{0, UTIME_OMIT},
                                {static_cast<time_t>(r->delta.mtime_s), static_cast<long>(r->delta.mtime_ns)}};
-    if (::futimens(fd_, times) == 0) (void)::fsync(fd_);
+    if (::futimens(s_->fd_, times) == 0) (void)::fsync(s_->fd_);
 }
 
 void in_place_fd::forget_applied() {
-    (void)::fremovexattr(fd_, attribute);
+    (void)::fremovexattr(s_->fd_, attribute);
 }
 
 }  // namespace rdelta

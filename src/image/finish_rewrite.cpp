@@ -12,6 +12,8 @@
 #include "fs/trusted_file.hpp"
 #include "fs/update_marker.hpp"
 
+#include "in_place_fd_state.hpp"
+
 #include <rdelta/in_place_fd.hpp>
 
 #include <fcntl.h>
@@ -116,12 +118,13 @@ result<std::uint64_t> finish(int image_fd, staging_file& staging, const std::str
 }  // namespace
 
 result<std::string> finish_interrupted_rewrite(in_place_fd& image) {
-    auto staging = find_staging(image.fd_, image.folder_, image.folder_name_, image.base_, image.st_, image.name_);
+    auto staging = find_staging(image.s_->fd_, image.s_->folder_, image.s_->folder_name_, image.s_->base_,
+                                image.s_->st_, image.s_->name_);
     if (!staging) return std::move(staging).err();
     if (!*staging) return std::string();
-    auto size = finish(image.fd_, **staging, image.name_);
+    auto size = finish(image.s_->fd_, **staging, image.s_->name_);
     if (!size) return std::move(size).err();
-    image.size_ = *size;
+    image.s_->size_ = *size;
     return (*staging)->path;
 }
 

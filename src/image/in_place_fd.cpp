@@ -4,6 +4,8 @@
 #include "fs/unfinished_update.hpp"
 #include "fs/update_marker.hpp"
 
+#include "in_place_fd_state.hpp"
+
 #include <rdelta/in_place_fd.hpp>
 
 #include <fcntl.h>
@@ -25,7 +27,7 @@ namespace rdelta {
 using io_detail::io_fail;
 
 bool in_place_fd::is_hole(std::uint64_t pos, std::uint64_t len) {
-    return io_detail::hole_or_past_end(fd_, pos, len);
+    return io_detail::hole_or_past_end(s_->fd_, pos, len);
 }
 
 result<in_place_fd> in_place_fd::open(const std::string& path) {
@@ -34,103 +36,104 @@ result<in_place_fd> in_place_fd::open(const std::string& path) {
     if (!S_ISREG(walked->st.st_mode)) return fail(errc::io_error, path + ": --in-place needs a regular file");
     if (auto torn = io_detail::refuse_torn_image(walked->fd, path, walked->st); !torn) return std::move(torn).err();
     in_place_fd f;
-    f.fd_ = std::exchange(walked->fd, -1), f.folder_ = std::exchange(walked->folder, -1);
-    f.name_ = path, f.base_ = std::move(walked->base), f.folder_name_ = std::move(walked->folder_name);
-    f.st_ = walked->st;
-    f.size_ = static_cast<std::uint64_t>(f.st_.st_size);
-    f.dev_ = static_cast<std::uint64_t>(f.st_.st_dev), f.ino_ = static_cast<std::uint64_t>(f.st_.st_ino);
+    state& st = *f.s_;
+    st.fd_ = std::exchange(walked->fd, -1), st.folder_ = std::exchange(walked->folder, -1);
+    st.name_ = path, st.base_ = std::move(walked->base), st.folder_name_ = std::move(walked->folder_name);
+    st.st_ = walked->st;
+    st.size_ = static_cast<std::uint64_t>(st.st_.st_size);
+    st.dev_ = static_cast<std::uint64_t>(st.st_.st_dev), st.ino_ = static_cast<std::uint64_t>(st.st_.st_ino);
     return f;
 }
 
 std::pair<bool, std::uint64_t> in_place_fd::extent(std::uint64_t pos, std::uint64_t limit) {
     if (limit == 0) return {false, 0};
-    const off_t data = ::lseek(fd_, static_cast<off_t>(pos), SEEK_DATA);
+    const off_t data = ::lseek(s_->fd_, static_cast<off_t>(pos), SEEK_DATA);
     if (data < 0) {
         // ENXIO: only a hole from here to the end. Other errors: assume data (always safe).
-        return {errno == ENXIO && pos < size_, limit};
+        return {errno == ENXIO && pos < s_->size_, limit};
     }
     if (static_cast<std::uint64_t>(data) > pos) return {true, std::min(limit, static_cast<std::uint64_t>(data) - pos)};
-    const off_t hole = ::lseek(fd_, static_cast<off_t>(pos), SEEK_HOLE);
+    const off_t hole = ::lseek(s_->fd_, static_cast<off_t>(pos), SEEK_HOLE);
     if (hole <= static_cast<off_t>(pos)) return {false, limit};
     return {false, std::min(limit, static_cast<std::uint64_t>(hole) - pos)};
 }
 
 result<void> in_place_fd::punch_hole(std::uint64_t pos, std::uint64_t len) {
-    if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(pos),
+    if (::fallocate(s_->fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(pos),
                     static_cast<off_t>(len)) == 0)
         return {};
-    if (errno != EOPNOTSUPP && errno != ENOSYS) return io_fail(name_, "cannot punch a hole", errno);
+    if (errno != EOPNOTSUPP && errno != ENOSYS) return io_fail(s_->name_, "cannot punch a hole", errno);
     return in_place_file::punch_hole(pos, len);
 }
 
 result<void> in_place_fd::lock() {
-    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return {};
+    if (::flock(s_->fd_, LOCK_EX | LOCK_NB) == 0) return {};
     if (errno == EWOULDBLOCK)
-        return fail(errc::io_error, name_ + ": another rdelta is patching or recovering it (locked)");
-    return io_fail(name_, "cannot lock", errno);
+        return fail(errc::io_error, s_->name_ + ": another rdelta is patching or recovering it (locked)");
+    return io_fail(s_->name_, "cannot lock", errno);
 }
 
 void in_place_fd::mark_journaled(const std::string& journal) {
     const auto kind = journal.empty() ? io_detail::update_kind::unjournaled : io_detail::update_kind::journal;
-    (void)io_detail::set_update_marker(fd_, dev_, ino_, kind, journal, true);
+    (void)io_detail::set_update_marker(s_->fd_, s_->dev_, s_->ino_, kind, journal, true);
 }
 
 void in_place_fd::clear_journal_mark() {
-    io_detail::clear_update_marker(fd_);
+    io_detail::clear_update_marker(s_->fd_);
 }
 
 std::pair<std::int64_t, std::int64_t> in_place_fd::change_time() {
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) return {0, 0};
+    if (::fstat(s_->fd_, &st) != 0) return {0, 0};
     return {static_cast<std::int64_t>(st.st_ctim.tv_sec), static_cast<std::int64_t>(st.st_ctim.tv_nsec)};
 }
 
 result<void> in_place_fd::sync() {
-    if (::fsync(fd_) != 0) return io_fail(name_, "fsync failed", errno);
+    if (::fsync(s_->fd_) != 0) return io_fail(s_->name_, "fsync failed", errno);
     return {};
 }
 
-in_place_fd::in_place_fd(in_place_fd&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      folder_(std::exchange(other.folder_, -1)),
-      name_(std::move(other.name_)),
-      base_(std::move(other.base_)),
-      folder_name_(std::move(other.folder_name_)),
-      size_(other.size_),
-      dev_(other.dev_),
-      ino_(other.ino_),
-      st_(other.st_) {}
+in_place_fd::in_place_fd() : s_(std::make_unique<state>()) {}
+in_place_fd::in_place_fd(in_place_fd&& other) noexcept = default;
+in_place_fd::~in_place_fd() = default;
 
-in_place_fd::~in_place_fd() {
-    if (fd_ >= 0) ::close(fd_);
-    if (folder_ >= 0) ::close(folder_);
+std::uint64_t in_place_fd::size() const {
+    return s_->size_;
+}
+
+std::pair<std::uint64_t, std::uint64_t> in_place_fd::identity() const {
+    return {s_->dev_, s_->ino_};
+}
+
+const std::string& in_place_fd::name() const noexcept {
+    return s_->name_;
 }
 
 result<std::size_t> in_place_fd::read(std::uint64_t pos, std::span<std::uint8_t> out) {
     for (;;) {
-        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
+        const ssize_t r = ::pread(s_->fd_, out.data(), out.size(), static_cast<off_t>(pos));
         if (r >= 0) return static_cast<std::size_t>(r);
-        if (errno != EINTR) return io_fail(name_, "read failed", errno);
+        if (errno != EINTR) return io_fail(s_->name_, "read failed", errno);
     }
 }
 
 result<void> in_place_fd::write(std::uint64_t pos, std::span<const std::uint8_t> bytes) {
     while (!bytes.empty()) {
-        const ssize_t w = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(pos));
+        const ssize_t w = ::pwrite(s_->fd_, bytes.data(), bytes.size(), static_cast<off_t>(pos));
         if (w < 0) {
             if (errno == EINTR) continue;
-            return io_fail(name_, "write failed", errno);
+            return io_fail(s_->name_, "write failed", errno);
         }
         bytes = bytes.subspan(static_cast<std::size_t>(w));
         pos += static_cast<std::uint64_t>(w);
-        size_ = std::max(size_, pos);
+        s_->size_ = std::max(s_->size_, pos);
     }
     return {};
 }
 
 result<void> in_place_fd::resize(std::uint64_t size) {
-    if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) return io_fail(name_, "cannot set the length", errno);
-    size_ = size;
+    if (::ftruncate(s_->fd_, static_cast<off_t>(size)) != 0) return io_fail(s_->name_, "cannot set the length", errno);
+    s_->size_ = size;
     return {};
 }
 

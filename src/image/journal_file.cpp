@@ -5,6 +5,8 @@
 #include "fs/trusted_file.hpp"
 #include "fs/update_marker.hpp"
 
+#include "in_place_fd_state.hpp"
+
 #include <rdelta/in_place_fd.hpp>
 #include <rdelta/journal.hpp>
 
@@ -213,7 +215,7 @@ result<std::unique_ptr<journal_storage>> journal_in(int folder, const std::strin
 }  // namespace
 
 result<std::unique_ptr<journal_storage>> open_journal_file(const in_place_fd& image) {
-    return journal_in(image.folder_, image.folder_name_, image.base_, image.fd_, image.st_);
+    return journal_in(image.s_->folder_, image.s_->folder_name_, image.s_->base_, image.s_->fd_, image.s_->st_);
 }
 
 result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path) {

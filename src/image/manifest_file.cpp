@@ -12,6 +12,8 @@
 #include "fs/posix_util.hpp"
 #include "fs/trusted_file.hpp"
 
+#include "in_place_fd_state.hpp"
+
 #include <rdelta/in_place_fd.hpp>
 #include <rdelta/manifest.hpp>
 
@@ -185,12 +187,12 @@ private:
 }  // namespace
 
 result<std::unique_ptr<manifest_storage>> open_manifest_file(const in_place_fd& image) {
-    const int dir = ::fcntl(image.folder_, F_DUPFD_CLOEXEC, 0);
-    if (dir < 0) return io_fail(image.folder_name_, "cannot hold the folder open", errno);
-    std::string base = manifest_name(image.base_);
-    std::string path = io_detail::joined(image.folder_name_, base);
+    const int dir = ::fcntl(image.s_->folder_, F_DUPFD_CLOEXEC, 0);
+    if (dir < 0) return io_fail(image.s_->folder_name_, "cannot hold the folder open", errno);
+    std::string base = manifest_name(image.s_->base_);
+    std::string path = io_detail::joined(image.s_->folder_name_, base);
     return std::unique_ptr<manifest_storage>(
-        std::make_unique<manifest_file>(dir, std::move(base), std::move(path), image.st_));
+        std::make_unique<manifest_file>(dir, std::move(base), std::move(path), image.s_->st_));
 }
 
 }  // namespace rdelta
