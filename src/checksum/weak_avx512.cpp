@@ -26,8 +26,8 @@ inline wv v_set1(std::uint32_t x) noexcept {
 // Each vector is loaded once into a register: left free, GCC folds the load into
 // every instruction that reads it (four per vector in the RabinKarp step), and
 // where the block is not 64-byte aligned each of those loads splits across two
-// cache lines (Zen 5: 11 GB/s folded against 25 GB/s loaded once, 4 KiB blocks at
-// 16 bytes past a line, the alignment malloc gives large buffers).
+// cache lines, at less than half the speed (bench/README.md, "Measurements behind
+// design choices").
 inline wv v_load(const std::uint8_t* p) noexcept {
     wv v = _mm512_loadu_si512(p);
     __asm__("" : "+v"(v));

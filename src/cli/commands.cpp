@@ -37,9 +37,8 @@ namespace {
 
 constexpr std::size_t default_chunk = std::size_t{8} << 20;
 // A patch reads its delta 256 KiB at a time: the literal bytes then pass from the
-// read buffer to the writer's buffers while still in the core's cache. Patching
-// 1 GiB of literals took 0.32 s against 0.35-0.41 s with 8 MiB reads (medians of 8,
-// alternating); a delta of mostly copies 0.314 against 0.324 s.
+// read buffer to the writer's buffers while still in the core's cache (8 MiB reads
+// were slower: bench/README.md, "Measurements behind design choices").
 constexpr std::size_t patch_delta_chunk = std::size_t{256} << 10;
 // rdiff 2.3.2 cannot load signatures with larger blocks (4 x block_len overflows an int).
 constexpr std::int64_t max_block_size = 536870911;
@@ -484,10 +483,9 @@ int patch_command(const request& req, const invocation& inv) {
     // Without kernel copies the job runs on a second thread and this one writes the
     // output: copying into the page cache costs as much as reading the basis and
     // running the job. The writes stay on the thread that started where the parent
-    // ran, since new page cache comes first from memory freed on the writing CPU:
-    // with a GiB written just before, patching 1 GiB took 0.318 s (edits) and 0.339 s
-    // (literals) this way, 0.789 and 0.627 s with the writes on the second thread
-    // (medians of 10, alternating; rdiff 0.475 s).
+    // ran, since new page cache comes first from memory freed on the writing CPU
+    // (the other way round was twice as slow: bench/README.md, "Measurements behind
+    // design choices").
     const byte_sink to_file = out->sink();
     auto j = make_patch_job(basis, options);
     const auto run_job = [&](const byte_sink& sink) {

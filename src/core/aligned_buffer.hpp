@@ -3,9 +3,8 @@
 //
 // The kernel copies what read() returns with `rep movsb`, which on AMD Zen 4 runs
 // at about half speed when the destination is not 64-byte aligned, and malloc's
-// large buffers start 16 bytes past a line: 1 GiB read from the page cache into
-// such a buffer took 0.14-0.25 s of system time, into an aligned one 0.08-0.12 s
-// (5 runs each; the source's alignment made no difference). Writes are not
+// large buffers start 16 bytes past a line (bench/README.md, "Measurements behind
+// design choices"; the source's alignment made no difference). Writes are not
 // affected: there the page cache is the aligned destination.
 #pragma once
 

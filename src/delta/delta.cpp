@@ -383,7 +383,8 @@ std::size_t delta_chunk_size(const signature& sig, unsigned threads) {
 // Inputs smaller than this are gathered before they are scanned. A scan of a few
 // KiB, as a network peer sends them, ran one block at a time: a matching block's
 // strong sum alone instead of with the next 15 in one multi-buffer call, on one
-// core (0.5 GB/s against 5.4 GB/s in 8 MiB pieces). Enough for the scan to split
+// core, ten times slower (bench/README.md, "Measurements behind design choices").
+// Enough for the scan to split
 // among the threads or to hash 16 blocks ahead, within one delta chunk; none for
 // blocks so large that a chunk holds fewer than four.
 namespace {

@@ -28,7 +28,7 @@ public:
         const int w = total <= 0x40 ? 0 : int_width(total);
         // A literal run of the matcher (at most 32 KiB) goes to a spilling queue's
         // sink from the caller's bytes: one copy fewer of data that matches nothing
-        // (1 GiB of unrelated data: 0.625 s against 0.651 s). Longer ones go through
+        // (bench/README.md, "Measurements behind design choices"). Longer ones go through
         // the queue, which hands them on in pieces of its threshold.
         const bool direct = zeros == 0 && len >= pass_through_min && len <= pass_through_max;
         std::uint8_t* o = out_.reserve(1 + w + (direct ? 0 : total));

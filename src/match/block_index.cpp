@@ -2,8 +2,7 @@
 //
 // Entries are ordered by (bucket, key, strong sum, block number). A global sort
 // with that comparator spent most of its time in cache misses (each comparison
-// loads two blocks' weak sums from anywhere in the signature: 0.13 s for a
-// million blocks). Instead a counting sort by bucket places every block in its
+// loads two blocks' weak sums from anywhere in the signature). Instead a counting sort by bucket places every block in its
 // bucket in two sequential passes over the weak sums, and each bucket's few
 // entries (about two) are then sorted with the full comparator. The order is a
 // total one, so the result is the same as the global sort's. No per-entry

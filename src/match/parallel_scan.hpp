@@ -42,7 +42,7 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
     // One segment per thread. Four per thread, taken by whichever thread is free
     // (to balance the scan against the thread that writes its output), made a GiB
     // delta into a file on two cores slower in two of three alternating series
-    // (medians 1.52 and 1.91 s against 1.20 and 1.35 s; 1.38 against 1.53 s in the other).
+    // (bench/README.md, "Measurements behind design choices").
     const std::size_t segments = threads;
     RDELTA_TEST_COUNT(parallel_scans_run, 1);
     const std::size_t seg_len = (stop - from) / segments;

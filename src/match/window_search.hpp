@@ -402,8 +402,8 @@ private:
     // Blocks after a match hashed in one call: the widest kernels (MD4 and, with
     // AVX-512, BLAKE2b) take 16 messages. On Zen 5 the 16-lane BLAKE2b kernel does
     // twice the 8-lane one's work in well under twice its time, and MD4's 16 lanes
-    // were half empty with 8: a delta of 1 GiB with edits took 0.19-0.21 s against
-    // 0.22 s (MD4: 0.14 against 0.22 s). Zen 4's half-rate 512-bit units gain nothing.
+    // were half empty with 8 (bench/README.md, "Measurements behind design
+    // choices"). Zen 4's half-rate 512-bit units gain nothing.
     static constexpr std::size_t batch_windows = 16;
     static constexpr std::size_t roll_group = 16;  // windows whose filter words are fetched together
     const block_index& index_;

@@ -240,9 +240,8 @@ result<void> output_file::write_all(std::span<const std::uint8_t> bytes) {
     // the filesystem allocates (ext4 and XFS have large folios). Folios of order 3
     // (32 KiB) or less are recycled through the per-CPU free lists, while larger ones
     // come from the buddy allocator's big free blocks, which a virtual machine may
-    // have handed back to its host. Patching 1 GiB here while another GiB written
-    // just before sat in the page cache: 64 KiB writes took 0.26-1.85 s (4 of 16 runs
-    // over 1.5 s), 32 KiB 0.31-0.70 s; with no such file, 0.286 against 0.303 s.
+    // have handed back to its host: 64 KiB writes made some patches several times
+    // slower (bench/README.md, "Measurements behind design choices").
     constexpr std::size_t piece = std::size_t{32} << 10;
     const std::uint8_t* p = bytes.data();
     std::size_t n = bytes.size();

@@ -15,8 +15,7 @@ namespace {
 
 // The size of the file a delta in memory makes from a basis of `basis_size`
 // bytes, read from its commands (a growing vector copies its bytes again at each
-// doubling and touches twice the pages: the in-memory patch of 64 MiB took 0.34 s
-// that way). Never more than basis_size + the delta's size, so that lengths in
+// doubling and touches twice the pages). Never more than basis_size + the delta's size, so that lengths in
 // the delta do not decide an allocation; a delta that makes more (COPY of one
 // block many times) grows the vector past it. Errors are the patch job's to report.
 std::size_t patch_output_hint(std::uint64_t basis_size, std::span<const std::uint8_t> delta) {

@@ -123,7 +123,7 @@ private:
     // Blocks are hashed straight from the caller's buffer when it holds `gather`
     // of them; otherwise they are collected in `pending_` first: one multi-buffer
     // call's worth of small blocks (pieces of a few KiB, as a network peer sends
-    // them, were hashed a block at a time: 0.45 GB/s against 4-7 GB/s), a slice
+    // them, were hashed a block at a time, ten times slower), a slice
     // for every thread when blocks are so large that the caller's chunks hold
     // fewer than that (within slice_budget: one block when blocks are larger).
     void consume(buffers& io) {

@@ -88,8 +88,8 @@ bool all_zeros(const std::uint8_t* p, std::size_t len) {
 
 // Sixteen blocks much larger than a core's cache (1 MiB blocks are the default
 // for a 1 TiB basis): read whole, they are hashed from memory rather than from
-// the cache the read left them in (1 GiB of 1 MiB blocks took 0.29 s against
-// 0.19 s for 32 KiB blocks). Here the 16 blocks are read and hashed a piece of
+// the cache the read left them in (bench/README.md, "Measurements behind design
+// choices"). Here the 16 blocks are read and hashed a piece of
 // each at a time, the pieces together the size of a core's L2. Returns false,
 // having written nothing, when the slice is not such a slice or its first
 // pieces are all zeros (hash_slice then skips hashing if the whole slice is).

@@ -4,8 +4,8 @@
 //
 // A slice holds at least as many blocks as one multi-buffer call takes
 // (strong_sum_lanes: 16 with AVX-512): blocks hashed one per slice go through the
-// single-buffer code. With 1 MiB blocks, what a 1 TiB basis gets by default, that
-// made the signature of 1 GiB take 1.15 s against 0.19 s with 32 KiB blocks.
+// single-buffer code, several times slower with 1 MiB blocks, what a 1 TiB basis
+// gets by default (bench/README.md, "Measurements behind design choices").
 // Small blocks fill a slice of `cache_bytes` (a core's L2) instead. All threads'
 // slices together stay within slice_budget, or one block each when blocks are larger.
 #pragma once
