@@ -2,9 +2,10 @@
 //
 // Entries are ordered by (bucket, key, strong sum, block number). A global sort
 // with that comparator spent most of its time in cache misses (each comparison
-// loads two blocks' weak sums from anywhere in the signature). Instead a counting sort by bucket places every block in its
-// bucket in two sequential passes over the weak sums, and each bucket's few
-// entries (about two) are then sorted with the full comparator. The order is a
+// loads two blocks' weak sums from anywhere in the signature). Instead a
+// counting sort by bucket places every block in its bucket in two sequential
+// passes over the weak sums, and each bucket's few entries (about two) are then
+// sorted with the full comparator. The order is a
 // total one, so the result is the same as the global sort's. No per-entry
 // scratch: dir_ holds the counts, then the write cursors, then the directory.
 #include "block_index.hpp"
