@@ -10,10 +10,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
-
-struct stat;  // <sys/stat.h>
 
 namespace rdelta {
 
@@ -43,26 +42,20 @@ public:
     result<std::size_t> read_full(std::span<std::uint8_t> out) override;
     /// Bytes from start_offset() to the end of a regular file or block device;
     /// none for anything else (pipes).
-    std::optional<std::uint64_t> size() const noexcept override {
-        if (regular_size_ < 0) return std::nullopt;
-        return static_cast<std::uint64_t>(regular_size_);
-    }
+    std::optional<std::uint64_t> size() const noexcept override;
     /// Where the input starts in its file: 0, or standard input's offset at open().
-    std::int64_t start_offset() const noexcept { return start_; }
+    std::int64_t start_offset() const noexcept;
     /// The whole file's size, start_offset() included (none as size()). rdiff
     /// picks default signature parameters from it, even for a partly read stdin.
-    std::optional<std::uint64_t> whole_size() const noexcept {
-        if (regular_size_ < 0) return std::nullopt;
-        return static_cast<std::uint64_t>(start_ + regular_size_);
-    }
+    std::optional<std::uint64_t> whole_size() const noexcept;
     /// After positional reads: leave the descriptor's offset where reading `n` bytes
     /// as a stream would have left it (a shared stdin's next reader continues there).
     void seek_past(std::uint64_t n) noexcept;
     /// Drop data from the page cache once it has been read (--nocache).
-    void set_nocache(bool on) noexcept { nocache_ = on; }
-    bool nocache() const noexcept { return nocache_; }
-    const std::string& name() const noexcept override { return name_; }
-    int fd() const noexcept { return fd_; }
+    void set_nocache(bool on) noexcept;
+    bool nocache() const noexcept;
+    const std::string& name() const noexcept override;
+    int fd() const noexcept;
     /// Fail (io_error) when the regular file was written while it was read: its
     /// modification time or size moved since open(). What was read then mixes old
     /// and new data: a signature of it describes no version of the file, a patch
@@ -71,18 +64,9 @@ public:
     result<void> check_unchanged() const;
 
 private:
-    input_file(int fd, std::string name, std::int64_t size, std::int64_t start)
-        : fd_(fd), name_(std::move(name)), regular_size_(size), start_(start), read_pos_(start), dropped_to_(start) {}
-    void remember_version(const struct stat& st) noexcept;
-    int fd_ = -1;
-    std::string name_;
-    std::int64_t regular_size_ = -1;
-    std::int64_t start_ = 0;
-    std::int64_t read_pos_ = 0;
-    std::int64_t dropped_to_ = 0;
-    bool nocache_ = false;
-    bool regular_ = false;  // the fields below describe the file at open()
-    std::int64_t opened_size_ = 0, opened_mtime_s_ = 0, opened_mtime_ns_ = 0;
+    struct state;  // its descriptor, name, offsets and the file's version at open()
+    explicit input_file(std::unique_ptr<state> s) noexcept;
+    std::unique_ptr<state> s_;
 };
 
 class output_file;

@@ -14,6 +14,8 @@
 #include <span>
 #include <string>
 
+struct stat;  // <sys/stat.h>, named by a private member only
+
 namespace rdelta {
 
 /// An output, published so that a failed or interrupted run never leaves a

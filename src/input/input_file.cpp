@@ -49,6 +49,67 @@ bool hole_or_past_end(int fd, std::uint64_t pos, std::uint64_t len) {
 
 }  // namespace io_detail
 
+struct input_file::state {
+    int fd_ = -1;
+    std::string name_;
+    std::int64_t regular_size_ = -1;  // -1: not a regular file or block device
+    std::int64_t start_ = 0;
+    std::int64_t read_pos_ = 0;
+    std::int64_t dropped_to_ = 0;
+    bool nocache_ = false;
+    bool regular_ = false;  // the fields below describe the file at open()
+    std::int64_t opened_size_ = 0, opened_mtime_s_ = 0, opened_mtime_ns_ = 0;
+
+    state(int fd, std::string name, std::int64_t size, std::int64_t start)
+        : fd_(fd), name_(std::move(name)), regular_size_(size), start_(start), read_pos_(start), dropped_to_(start) {}
+    state(const state&) = delete;
+    state& operator=(const state&) = delete;
+    ~state() {
+        if (nocache_ && fd_ >= 0) posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
+        if (fd_ > 2) ::close(fd_);
+    }
+    void remember_version(const struct stat& st) noexcept {
+        regular_ = S_ISREG(st.st_mode);
+        opened_size_ = st.st_size;
+        opened_mtime_s_ = st.st_mtim.tv_sec;
+        opened_mtime_ns_ = st.st_mtim.tv_nsec;
+    }
+};
+
+input_file::input_file(std::unique_ptr<state> s) noexcept : s_(std::move(s)) {}
+input_file::input_file(input_file&& other) noexcept = default;
+input_file::~input_file() = default;
+
+std::optional<std::uint64_t> input_file::size() const noexcept {
+    if (s_->regular_size_ < 0) return std::nullopt;
+    return static_cast<std::uint64_t>(s_->regular_size_);
+}
+
+std::int64_t input_file::start_offset() const noexcept {
+    return s_->start_;
+}
+
+std::optional<std::uint64_t> input_file::whole_size() const noexcept {
+    if (s_->regular_size_ < 0) return std::nullopt;
+    return static_cast<std::uint64_t>(s_->start_ + s_->regular_size_);
+}
+
+void input_file::set_nocache(bool on) noexcept {
+    s_->nocache_ = on;
+}
+
+bool input_file::nocache() const noexcept {
+    return s_->nocache_;
+}
+
+const std::string& input_file::name() const noexcept {
+    return s_->name_;
+}
+
+int input_file::fd() const noexcept {
+    return s_->fd_;
+}
+
 result<input_file> input_file::open(const std::string& path) {
     if (is_std_stream(path)) {
         struct stat st {};
@@ -57,9 +118,9 @@ result<input_file> input_file::open(const std::string& path) {
         const std::int64_t size = io_detail::random_access_size(0, st);
         const off_t at = size >= 0 ? ::lseek(0, 0, SEEK_CUR) : 0;
         const std::int64_t start = at > 0 ? std::min<std::int64_t>(at, size) : 0;
-        input_file in(0, "standard input", size < 0 ? -1 : size - start, start);
-        in.remember_version(st);
-        return in;
+        auto s = std::make_unique<state>(0, "standard input", size < 0 ? -1 : size - start, start);
+        s->remember_version(st);
+        return input_file(std::move(s));
     }
     if (path.empty()) return fail(errc::io_error, "\"\": cannot open: No such file or directory");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -78,69 +139,46 @@ result<input_file> input_file::open(const std::string& path) {
         ::close(fd);
         return std::move(settled).err();
     }
-    input_file in(fd, path, io_detail::random_access_size(fd, st), 0);
-    in.remember_version(st);
-    return in;
-}
-
-void input_file::remember_version(const struct stat& st) noexcept {
-    regular_ = S_ISREG(st.st_mode);
-    opened_size_ = st.st_size;
-    opened_mtime_s_ = st.st_mtim.tv_sec;
-    opened_mtime_ns_ = st.st_mtim.tv_nsec;
+    auto s = std::make_unique<state>(fd, path, io_detail::random_access_size(fd, st), 0);
+    s->remember_version(st);
+    return input_file(std::move(s));
 }
 
 result<void> input_file::check_unchanged() const {
-    if (!regular_) return {};
+    if (!s_->regular_) return {};
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) return io_fail(name_, "cannot stat", errno);
-    if (st.st_size == opened_size_ && st.st_mtim.tv_sec == opened_mtime_s_ && st.st_mtim.tv_nsec == opened_mtime_ns_)
+    if (::fstat(s_->fd_, &st) != 0) return io_fail(s_->name_, "cannot stat", errno);
+    if (st.st_size == s_->opened_size_ && st.st_mtim.tv_sec == s_->opened_mtime_s_ &&
+        st.st_mtim.tv_nsec == s_->opened_mtime_ns_)
         return {};
-    return fail(errc::io_error, name_ +
+    return fail(errc::io_error, s_->name_ +
                                     ": the file was written while it was read (its modification time or size "
                                     "changed): what was read mixes old and new data, so no output is made from it");
 }
 
-input_file::input_file(input_file&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      name_(std::move(other.name_)),
-      regular_size_(other.regular_size_),
-      start_(other.start_),
-      read_pos_(other.read_pos_),
-      dropped_to_(other.dropped_to_),
-      nocache_(other.nocache_),
-      regular_(other.regular_),
-      opened_size_(other.opened_size_),
-      opened_mtime_s_(other.opened_mtime_s_),
-      opened_mtime_ns_(other.opened_mtime_ns_) {}
-
 void input_file::seek_past(std::uint64_t n) noexcept {
-    if (regular_size_ >= 0) ::lseek(fd_, static_cast<off_t>(start_ + static_cast<std::int64_t>(n)), SEEK_SET);
-}
-
-input_file::~input_file() {
-    if (nocache_ && fd_ >= 0) posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
-    if (fd_ > 2) ::close(fd_);
+    if (s_->regular_size_ >= 0)
+        ::lseek(s_->fd_, static_cast<off_t>(s_->start_ + static_cast<std::int64_t>(n)), SEEK_SET);
 }
 
 result<std::size_t> input_file::read_full(std::span<std::uint8_t> out) {
     std::size_t got = 0;
     while (got < out.size()) {
-        const ssize_t r = ::read(fd_, out.data() + got, out.size() - got);
+        const ssize_t r = ::read(s_->fd_, out.data() + got, out.size() - got);
         if (r == 0) break;
         if (r < 0) {
             if (errno == EINTR) continue;
-            return io_fail(name_, "read failed", errno);
+            return io_fail(s_->name_, "read failed", errno);
         }
         got += static_cast<std::size_t>(r);
     }
-    read_pos_ += static_cast<std::int64_t>(got);
+    s_->read_pos_ += static_cast<std::int64_t>(got);
     // Drop whole 2 MiB units already read: the page cache keeps large folios,
     // which a smaller range would not release.
-    const std::int64_t done = read_pos_ & ~((std::int64_t{2} << 20) - 1);
-    if (nocache_ && done > dropped_to_) {
-        posix_fadvise(fd_, dropped_to_, done - dropped_to_, POSIX_FADV_DONTNEED);
-        dropped_to_ = done;
+    const std::int64_t done = s_->read_pos_ & ~((std::int64_t{2} << 20) - 1);
+    if (s_->nocache_ && done > s_->dropped_to_) {
+        posix_fadvise(s_->fd_, s_->dropped_to_, done - s_->dropped_to_, POSIX_FADV_DONTNEED);
+        s_->dropped_to_ = done;
     }
     return got;
 }
