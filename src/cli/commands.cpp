@@ -77,6 +77,16 @@ int report_output_create(const invocation& inv, const std::string& path, const e
     return inv.as_rdiff ? rdiff_messages::output_failed(path, e) : report(inv, e);
 }
 
+// The output argument at `index`, after the inputs were opened: may it be
+// written, and is it the last argument (rdiff checks in that order)?
+int check_output_arg(const request& req, const invocation& inv, std::size_t index, std::string& out_path) {
+    out_path = file_arg(req, index);
+    if (auto ok = output_file::check(out_path, req.force); !ok)
+        return report_output_check(inv, out_path, req.force, ok.err());
+    if (req.files.size() > index + 1) return report_usage(inv, "Too many arguments.");
+    return exit_success;
+}
+
 // Bytes this process has read with read() and pread() (/proc/self/io "rchar").
 std::int64_t bytes_read() {
     std::FILE* f = std::fopen("/proc/self/io", "r");
@@ -236,10 +246,8 @@ int signature_command(const request& req, const invocation& inv) {
     auto in = input_file::open(file_arg(req, 0));
     if (!in) return report_input(inv, req, 0, in.err());
     in->set_nocache(req.nocache);
-    const std::string out_path = file_arg(req, 1);
-    if (auto ok = output_file::check(out_path, req.force); !ok)
-        return report_output_check(inv, out_path, req.force, ok.err());
-    if (req.files.size() > 2) return report_usage(inv, "Too many arguments.");
+    std::string out_path;
+    if (int rc = check_output_arg(req, inv, 1, out_path)) return rc;
     sig_format format;
     if (int rc = check_hash_names(req, inv, format)) return rc;
     if (int rc = check_sizes(req, inv)) return rc;
@@ -351,10 +359,8 @@ int delta_command(const request& req, const invocation& inv) {
     auto new_in = input_file::open(file_arg(req, 1));
     if (!new_in) return report_input(inv, req, 1, new_in.err());
     new_in->set_nocache(req.nocache);
-    const std::string out_path = file_arg(req, 2);
-    if (auto ok = output_file::check(out_path, req.force); !ok)
-        return report_output_check(inv, out_path, req.force, ok.err());
-    if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
+    std::string out_path;
+    if (int rc = check_output_arg(req, inv, 2, out_path)) return rc;
     if (int rc = check_sizes(req, inv)) return rc;
 
     stats_printer stats(req, inv);
@@ -446,10 +452,8 @@ int patch_command(const request& req, const invocation& inv) {
     basis_in->set_nocache(req.nocache);
     auto delta_file = input_file::open(file_arg(req, 1));
     if (!delta_file) return report_input(inv, req, 1, delta_file.err());
-    const std::string out_path = file_arg(req, 2);
-    if (auto ok = output_file::check(out_path, req.force); !ok)
-        return report_output_check(inv, out_path, req.force, ok.err());
-    if (req.files.size() > 3) return report_usage(inv, "Too many arguments.");
+    std::string out_path;
+    if (int rc = check_output_arg(req, inv, 2, out_path)) return rc;
     if (int rc = check_sizes(req, inv)) return rc;
 
     auto out = output_file::create(out_path, req.force);

@@ -27,6 +27,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 
 namespace rdelta::cli {
 namespace {
@@ -469,15 +470,11 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         return flow::go_on;
     }
     if (key == "kernel-copy") {
-        if (value == "auto")
-            req_.kernel_copy = copy_mode::automatic;
-        else if (value == "always")
-            req_.kernel_copy = copy_mode::always;
-        else if (value == "never")
-            req_.kernel_copy = copy_mode::never;
-        else
-            return fail(s.named + " takes auto, always or never, not '" + value + "'");
-        return flow::go_on;
+        static constexpr std::pair<std::string_view, copy_mode> modes[] = {
+            {"auto", copy_mode::automatic}, {"always", copy_mode::always}, {"never", copy_mode::never}};
+        for (const auto& [word, mode] : modes)
+            if (value == word) return req_.kernel_copy = mode, flow::go_on;
+        return fail(s.named + " takes auto, always or never, not '" + value + "'");
     }
     for (const auto& n : numeric_options) {
         if (key != n.key) continue;

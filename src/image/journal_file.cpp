@@ -5,6 +5,7 @@
 #include "fs/trusted_file.hpp"
 #include "fs/update_marker.hpp"
 
+#include "beside_file.hpp"
 #include "in_place_fd_state.hpp"
 
 #include <rdelta/in_place_fd.hpp>
@@ -30,14 +31,11 @@ namespace {
 // The journal, always reached through the folder descriptor of its image: a name
 // swapped for a symlink is not followed, and a file found under the journal's name
 // is used only when io_detail::untrusted_because() finds nothing against it.
-class journal_file final : public journal_storage {
+class journal_file final : public journal_storage, private beside_file {
 public:
     journal_file(int folder, std::string base, std::string path, const struct stat& image)
-        : folder_(folder), base_(std::move(base)), path_(std::move(path)), image_(image) {}
-    ~journal_file() override {
-        close_fd();
-        if (folder_ >= 0) ::close(folder_);
-    }
+        : beside_file(folder, std::move(base), std::move(path), image) {}
+    ~journal_file() override { close_fd(); }
 
     bool exists() override {
         struct stat st {};
@@ -123,9 +121,6 @@ private:
         fd_ = -1;
     }
 
-    int folder_;
-    std::string base_, path_;
-    struct stat image_;
     int fd_ = -1;
 };
 

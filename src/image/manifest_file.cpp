@@ -12,6 +12,7 @@
 #include "fs/posix_util.hpp"
 #include "fs/trusted_file.hpp"
 
+#include "beside_file.hpp"
 #include "in_place_fd_state.hpp"
 
 #include <rdelta/in_place_fd.hpp>
@@ -40,14 +41,13 @@ std::string manifest_name(const std::string& base) {
     return io_detail::beside_name(base, ".rdelta-manifest");
 }
 
-class manifest_file final : public manifest_storage {
+class manifest_file final : public manifest_storage, private beside_file {
 public:
     manifest_file(int folder, std::string base, std::string path, const struct stat& image)
-        : folder_(folder), base_(std::move(base)), path_(std::move(path)), image_(image) {}
+        : beside_file(folder, std::move(base), std::move(path), image) {}
     ~manifest_file() override {
         discard_staged();
         if (fd_ >= 0) ::close(fd_);
-        ::close(folder_);
     }
 
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
@@ -175,9 +175,6 @@ private:
         }
     }
 
-    int folder_;
-    std::string base_, path_;
-    struct stat image_;
     int fd_ = -1;
     bool opened_ = false;
     int staged_ = -1;
