@@ -30,8 +30,8 @@ namespace {
 constexpr std::size_t digest_len = 32;
 constexpr std::size_t min_padded = 2;  // blocks left over that one padded call is worth
 
-using equal_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*, std::size_t) noexcept;
-using var_fn = void (*)(const std::uint8_t* const*, const std::size_t*, std::uint8_t*, std::size_t) noexcept;
+using equal_fn = lanes_kernel*;
+using var_fn = lanes_var_kernel*;
 using part_fn = blake2b256_parts::part_kernel;
 
 // Widest first; the kernels of this build's ladder (cpu_features.hpp) only.

@@ -6,6 +6,8 @@
 // active_isa() allows them.
 #pragma once
 
+#include "multi_buffer.hpp"
+
 #include <blake2.h>
 
 #include <cstddef>
@@ -13,16 +15,12 @@
 
 namespace rdelta::detail {
 
-/// BLAKE2b-256 of blocks data[i*block_len .. (i+1)*block_len) for i < count; digest i is
-/// written at out + i * out_stride (32 bytes each). block_len may be 0. Reads nothing
-/// outside the count * block_len input bytes. Selects the kernels once per call.
-void blake2b256_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, std::uint8_t* out,
-                     std::size_t out_stride) noexcept;
+/// 32-byte BLAKE2b-256 digests of consecutive blocks (multi_buffer.hpp, blocks_hash).
+blocks_hash blake2b256_many;
 
-/// BLAKE2b-256 of the `count` messages msgs[i] of `len` bytes each (anywhere in
-/// memory); digest i is written at out + i * out_stride.
-void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::size_t count, std::uint8_t* out,
-                       std::size_t out_stride) noexcept;
+/// 32-byte BLAKE2b-256 digests of messages anywhere in memory (multi_buffer.hpp,
+/// gather_hash).
+gather_hash blake2b256_gather;
 
 /// BLAKE2b-256 of the `count` messages msgs[i] of lens[i] bytes each (any length,
 /// including 0; anywhere in memory); digest i is written at out + i * out_stride.

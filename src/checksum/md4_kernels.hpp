@@ -6,12 +6,12 @@
 // unit compiled with that ISA's -m flags, so this header stays C-like on purpose:
 // declarations only, no inline code and no STL (HACKING.md, "SIMD kernels and dispatch").
 //
-// Multi-buffer kernels hash exactly N independent messages of one common length
-// `len` (any length, 0 included), lane i reading only msgs[i][0 .. len): the last
-// partial block and the padding go through a stack buffer, so a message may end
-// right before an unmapped page. Pointers need no alignment. Digest i (16 bytes)
-// is written at out + i * out_stride.
+// The multi-buffer kernels have multi_buffer.hpp's lanes_kernel shape (16-byte
+// digests); the last partial block and the padding go through a stack buffer,
+// which is how a lane reads nothing past its message.
 #pragma once
+
+#include "multi_buffer.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -26,20 +26,16 @@ void md4_scalar(const std::uint8_t* data, std::size_t len, std::uint8_t out[16])
 void md4_compress(std::uint32_t st[4], const std::uint8_t* block) noexcept;
 
 /// 4 lanes of 32 bits in xmm registers; SSE2 is part of every x86-64 CPU.
-void md4_x4_sse2(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out,
-                 std::size_t out_stride) noexcept;
+lanes_kernel md4_x4_sse2;
 
 /// 8 lanes in ymm registers; only when active_isa() >= isa::avx2.
-void md4_x8_avx2(const std::uint8_t* const msgs[8], std::size_t len, std::uint8_t* out,
-                 std::size_t out_stride) noexcept;
+lanes_kernel md4_x8_avx2;
 
 /// 16 lanes in zmm registers (vprold, vpternlogd); only when active_isa() >= isa::avx512.
-void md4_x16_avx512(const std::uint8_t* const msgs[16], std::size_t len, std::uint8_t* out,
-                    std::size_t out_stride) noexcept;
+lanes_kernel md4_x16_avx512;
 
 /// 4 lanes of 32 bits in NEON q registers; aarch64 builds only (NEON is baseline
 /// there), when active_isa() == isa::neon.
-void md4_x4_neon(const std::uint8_t* const msgs[4], std::size_t len, std::uint8_t* out,
-                 std::size_t out_stride) noexcept;
+lanes_kernel md4_x4_neon;
 
 }  // namespace rdelta::detail

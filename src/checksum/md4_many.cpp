@@ -18,10 +18,8 @@ namespace rdelta::detail {
 
 namespace {
 
-using md4_multi_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*, std::size_t) noexcept;
-
 // Widest first; the kernels of this build's ladder (cpu_features.hpp) only.
-constexpr isa_kernel<md4_multi_fn> kernels[] = {
+constexpr isa_kernel<lanes_kernel*> kernels[] = {
 #if defined(__aarch64__)
     {md4_x4_neon, isa::neon, 4},
 #else
@@ -39,7 +37,7 @@ void md4_gather(const std::uint8_t* const* in, std::size_t len, std::size_t coun
                 std::size_t out_stride) noexcept {
     schedule_lanes(
         kernels, active_isa(), count, min_padded, 16, out, out_stride,
-        [&](const isa_kernel<md4_multi_fn>& k, const std::size_t* lane_msg, std::uint8_t* dst, std::size_t stride) {
+        [&](const isa_kernel<lanes_kernel*>& k, const std::size_t* lane_msg, std::uint8_t* dst, std::size_t stride) {
             const std::uint8_t* msgs[max_kernel_lanes];
             for (std::size_t j = 0; j < k.size; ++j) msgs[j] = in[lane_msg[j]];
             k.fn(msgs, len, dst, stride);

@@ -11,12 +11,24 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace rdelta::detail {
 
 /// Thrown through Boost's code when our sink or source failed; the error waits
 /// in the `kept` slot given to codec_guarded().
 struct passed_on {};
+
+/// What our device's own step gave, or (on failure) its error kept in `kept`
+/// and passed_on thrown: the one way our devices fail inside Boost's calls.
+template <class T>
+T value_or_pass_on(result<T> r, std::optional<error>& kept) {
+    if (!r) {
+        kept = std::move(r).err();
+        throw passed_on{};
+    }
+    if constexpr (!std::is_void_v<T>) return std::move(*r);
+}
 
 enum class direction { compressing, decompressing };
 

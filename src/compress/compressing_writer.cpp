@@ -8,6 +8,7 @@
 #include "codec_errors.hpp"
 #include "zstd_writer.hpp"
 
+#include <boost/iostreams/concepts.hpp>
 #include <boost/iostreams/filter/bzip2.hpp>
 #include <boost/iostreams/filter/gzip.hpp>
 
@@ -28,13 +29,10 @@ constexpr std::streamsize buffer_size = std::streamsize{64} << 10;
 
 using compressor = std::variant<io::gzip_compressor, io::bzip2_compressor>;
 
+// zstd goes to zstd_writer instead, and none to the sink as it is.
 std::optional<compressor> make_compressor(codec c, int level) {
-    switch (c) {
-        case codec::gzip: return io::gzip_compressor(io::gzip_params(level), buffer_size);
-        case codec::bzip2: return io::bzip2_compressor(io::bzip2_params(level), buffer_size);
-        case codec::zstd:  // zstd_writer
-        case codec::none: break;
-    }
+    if (c == codec::gzip) return io::gzip_compressor(io::gzip_params(level), buffer_size);
+    if (c == codec::bzip2) return io::bzip2_compressor(io::bzip2_params(level), buffer_size);
     return std::nullopt;
 }
 
@@ -42,17 +40,13 @@ std::optional<compressor> make_compressor(codec c, int level) {
 
 struct compressing_writer::state {
     // Boost's Sink model: takes every byte or throws.
-    struct sink_device {
-        using char_type = char;
-        using category = io::sink_tag;
+    struct sink_device : io::sink {
+        explicit sink_device(state* owner) : s(owner) {}
         state* s;
         std::streamsize write(const char* p, std::streamsize n) {
             if (n <= 0) return 0;
-            auto sent = s->out({reinterpret_cast<const std::uint8_t*>(p), static_cast<std::size_t>(n)});
-            if (!sent) {
-                s->sink_error = std::move(sent).err();
-                throw detail::passed_on{};
-            }
+            detail::value_or_pass_on(s->out({reinterpret_cast<const std::uint8_t*>(p), static_cast<std::size_t>(n)}),
+                                     s->sink_error);
             return n;
         }
     };

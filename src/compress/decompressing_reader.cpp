@@ -7,6 +7,7 @@
 #include "codec_errors.hpp"
 #include "zstd_frames.hpp"
 
+#include <boost/iostreams/concepts.hpp>
 #include <boost/iostreams/filter/bzip2.hpp>
 #include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filter/zstd.hpp>
@@ -29,13 +30,11 @@ constexpr std::streamsize buffer_size = std::streamsize{64} << 10;
 
 using decompressor = std::variant<io::gzip_decompressor, io::bzip2_decompressor, io::zstd_decompressor>;
 
+// none reads the input as it is.
 std::optional<decompressor> make_decompressor(codec c) {
-    switch (c) {
-        case codec::gzip: return io::gzip_decompressor(io::gzip::default_window_bits, buffer_size);
-        case codec::bzip2: return io::bzip2_decompressor(false, buffer_size);
-        case codec::zstd: return io::zstd_decompressor(buffer_size);
-        case codec::none: break;
-    }
+    if (c == codec::gzip) return io::gzip_decompressor(io::gzip::default_window_bits, buffer_size);
+    if (c == codec::bzip2) return io::bzip2_decompressor(false, buffer_size);
+    if (c == codec::zstd) return io::zstd_decompressor(buffer_size);
     return std::nullopt;
 }
 
@@ -43,19 +42,15 @@ std::optional<decompressor> make_decompressor(codec c) {
 
 struct decompressing_reader::state {
     // Boost's Source model: -1 at the end, never 0 (that would mean "would block").
-    struct source_device {
-        using char_type = char;
-        using category = io::source_tag;
+    struct source_device : io::source {
+        explicit source_device(state* owner) : s(owner) {}
         state* s;
         std::streamsize read(char* p, std::streamsize n) {
-            auto got = s->read_raw(reinterpret_cast<std::uint8_t*>(p), static_cast<std::size_t>(n));
-            if (!got) {
-                s->source_error = std::move(got).err();
-                throw detail::passed_on{};
-            }
-            if (*got == 0) return -1;
-            if (s->kind == codec::zstd) s->frames.feed(reinterpret_cast<const std::uint8_t*>(p), *got);
-            return static_cast<std::streamsize>(*got);
+            const std::size_t got = detail::value_or_pass_on(
+                s->read_raw(reinterpret_cast<std::uint8_t*>(p), static_cast<std::size_t>(n)), s->source_error);
+            if (got == 0) return -1;
+            if (s->kind == codec::zstd) s->frames.feed(reinterpret_cast<const std::uint8_t*>(p), got);
+            return static_cast<std::streamsize>(got);
         }
     };
 
