@@ -21,26 +21,13 @@
 # cross toolchain's ld.so (an older build of glibc 2.36) but libc6:arm64's
 # libc.so.6, and that mix hangs in the first pthread_create: the reason the unit
 # tests used to be left out here.
-# Usage: arm64_check.sh SOURCE_DIR NATIVE_RDELTA [BUILD_DIR]: builds in BUILD_DIR
-# (a temporary folder by default; an existing build there is brought up to date),
-# then checks. arm64_check.sh --build-only SOURCE_DIR BUILD_DIR only builds, so CI
-# can build while other tests run. Prints the time of each phase and
-# 'N passed, M failed'.
+# Usage: arm64_check.sh SOURCE_DIR NATIVE_RDELTA. Prints the time of each phase
+# and 'N passed, M failed'.
 set -u
-build_only=0
-if [ "${1:-}" = --build-only ]; then
-  build_only=1
-  shift
-fi
 src=$(cd "$1" && pwd)
-if [ "$build_only" = 1 ]; then
-  native= build=${2:?--build-only needs SOURCE_DIR BUILD_DIR}
-else
-  native=$(realpath "$2") build=${3:-}
-fi
+native=$(realpath "$2")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-[ -n "$build" ] || build=$work/build
 passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 ko() { failed=$((failed + 1)); echo "FAIL: $*"; }
@@ -51,17 +38,15 @@ phase() { echo "arm64 check: $1 took $((SECONDS - phase_start)) s"; phase_start=
 if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/dev/null; then
   ko "the arm64 cross toolchain or qemu-user is missing (.ci/install-deps installs them)"; finish
 fi
-if [ ! -f "$build/build.ninja" ] &&
-   ! meson setup "$build" "$src" --cross-file "$src/.ci/arm64-cross.ini" -Dlibrsync_compat=disabled \
+if ! meson setup "$work/build" "$src" --cross-file "$src/.ci/arm64-cross.ini" -Dlibrsync_compat=disabled \
      >"$work/setup.log" 2>&1; then
   tail -20 "$work/setup.log"; ko "meson setup for arm64"; finish
 fi
-if ! ninja -C "$build" src/cli/rdelta tests/unit_tests examples/streaming_service >"$work/build.log" 2>&1; then
+if ! ninja -C "$work/build" src/cli/rdelta tests/unit_tests examples/streaming_service >"$work/build.log" 2>&1; then
   tail -30 "$work/build.log"; ko "arm64 build"; finish
 fi
 ok
 phase "the cross build"
-[ "$build_only" = 1 ] && finish
 
 # run [SECONDS] PROGRAM ARGS...: under qemu with a time limit (default 120 s).
 run() {
@@ -69,16 +54,16 @@ run() {
   case $1 in [0-9]*) limit=$1; shift ;; esac
   timeout "$limit" qemu-aarch64 -L / "$@"
 }
-arm=$build/src/cli/rdelta
+arm=$work/build/src/cli/rdelta
 file "$arm" | grep -q "ARM aarch64" && ok || ko "not an arm64 binary: $(file "$arm")"
 run "$arm" -V | grep -q "SIMD in use: neon" && ok || ko "rdelta -V under qemu does not say 'SIMD in use: neon'"
 RDELTA_FORCE_ISA=scalar run "$arm" -V | grep -q "SIMD in use: scalar" && ok ||
   ko "RDELTA_FORCE_ISA=scalar rdelta -V under qemu does not say 'SIMD in use: scalar'"
-run "$build/examples/streaming_service" >/dev/null && ok || ko "streaming_service under qemu"
+run "$work/build/examples/streaming_service" >/dev/null && ok || ko "streaming_service under qemu"
 
 # The unit tests write their scratch files under the current directory and TMPDIR.
 mkdir "$work/unit"
-if (cd "$work/unit" && run 600 "$build/tests/unit_tests" --no-colors=true) >"$work/unit.log" 2>&1; then
+if (cd "$work/unit" && run 600 "$work/build/tests/unit_tests" --no-colors=true) >"$work/unit.log" 2>&1; then
   ok
 else
   grep -a -B3 -A12 "ERROR\|FATAL\|CRASHED" "$work/unit.log" | head -60; ko "unit tests under qemu"
