@@ -7,8 +7,10 @@
 #include <rdelta/job.hpp>
 #include <rdelta/signature.hpp>
 
+#include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -36,6 +38,11 @@ struct delta_options : job_options {
     /// windows are hashed once. A crafted signature makes every window hit.
     std::uint64_t max_strong_work = default_max_strong_work;
     static constexpr std::uint64_t default_max_strong_work = 256;
+    /// With `checksum`: the chunk root of the basis the delta is made for (as a
+    /// chunked trailer or a manifest gives it). The trailer then names it ("rdcb",
+    /// 48 bytes) and an in-place patch refuses the delta, unchanged, when the image's
+    /// manifest shows another version of the image.
+    std::optional<std::array<std::uint8_t, 16>> basis_root;
 };
 
 /// A job that reads the new file and writes a delta against `sig`.

@@ -128,6 +128,16 @@ struct in_place_stats {
     std::uint64_t verify_bytes_read = 0;  ///< file bytes read to verify the output, before and after writing
     bool manifest_used = false;           ///< unchanged chunks were taken from the manifest, not read
     bool manifest_published = false;      ///< a new manifest describes the patched file
+    /// The file's manifest already described the delta's output (same length and
+    /// root): nothing was read beyond it, nothing written.
+    bool up_to_date = false;
+    /// How the basis the delta names (its "rdcb" trailer) was checked.
+    enum class basis_check {
+        no_basis_root,  ///< the delta names none (rdiff's, older rdelta's, or unknown when made)
+        no_manifest,    ///< no current manifest of the file to compare it with
+        matched,        ///< the file's manifest has that root
+    };
+    basis_check basis = basis_check::no_basis_root;
 };
 
 /// Apply the delta to `file` in place, writing only the regions that change (COPY

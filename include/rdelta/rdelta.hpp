@@ -2,6 +2,7 @@
 #pragma once
 
 #include <rdelta/basis_reader.hpp>
+#include <rdelta/basis_root.hpp>
 #include <rdelta/byte_sink.hpp>
 #include <rdelta/compression.hpp>
 #include <rdelta/delta.hpp>

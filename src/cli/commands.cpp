@@ -14,6 +14,7 @@
 #include "rdiff_messages.hpp"
 #include "stats_format.hpp"
 
+#include <rdelta/basis_root.hpp>
 #include <rdelta/compression.hpp>
 #include <rdelta/delta.hpp>
 #include <rdelta/drive.hpp>
@@ -307,13 +308,13 @@ int signature_command(const request& req, const invocation& inv) {
 }
 
 // A regular file or block device: holes are not read (make_delta_from).
-result<job_stats> delta_of_file(const signature& sig, input_file& new_in, delta_options options,
-                                compressing_writer& out, progress_meter& meter, const new_signature_output* new_sig) {
+result<job_stats> delta_of_file(const signature& sig, input_file& new_in, delta_options options, const byte_sink& out,
+                                progress_meter& meter, const new_signature_output* new_sig) {
     file_basis reader(new_in);
     const std::uint64_t size = new_in.size().value_or(0);
     auto made = make_delta_from(
-        reader, size, sig, options, out.sink(),
-        [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); }, new_sig);
+        reader, size, sig, options, out, [&](std::uint64_t done) { meter.update(static_cast<std::int64_t>(done)); },
+        new_sig);
     if (made) new_in.seek_past(size);  // as if read as a stream
     return made;
 }
@@ -321,17 +322,17 @@ result<job_stats> delta_of_file(const signature& sig, input_file& new_in, delta_
 // A pipe, or an empty signature, whose delta depends on the input chunking: rdiff
 // reads the new file in chunks of the block length, or -I.
 result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, delta_options options, const request& req,
-                                  compressing_writer& out, progress_meter& meter, const new_signature_output* new_sig) {
+                                  const byte_sink& out, progress_meter& meter, const new_signature_output* new_sig) {
     auto j = make_delta_job(sig, options);
     const std::size_t chunk = sig.block_count() > 0 ? delta_chunk_size(sig, options.threads)
                               : req.input_size > 0  ? static_cast<std::size_t>(req.input_size)
                                                     : sig.params().block_len;
     if (!new_sig) {
-        if (auto done = drive(*j, new_in, out.sink(), chunk, &meter); !done) return std::move(done).err();
+        if (auto done = drive(*j, new_in, out, chunk, &meter); !done) return std::move(done).err();
         return j->stats();
     }
     new_signature_tee tee(new_in, *new_sig, options.threads);
-    if (auto done = drive(*j, tee, out.sink(), chunk, &meter); !done) return std::move(done).err();
+    if (auto done = drive(*j, tee, out, chunk, &meter); !done) return std::move(done).err();
     if (auto signed_ = tee.finish(); !signed_) return std::move(signed_).err();
     return j->stats();
 }
@@ -351,6 +352,38 @@ int open_new_signature(const request& req, const invocation& inv, const signatur
     if (int rc = open_output(req, inv, req.new_signature, f.out, f.packed, inputs)) return rc;
     f.output = new_signature_output{sig.params(), [&f](std::span<const std::uint8_t> b) { return f.packed->write(b); }};
     return exit_success;
+}
+
+// The root of the basis the delta names: --basis-root, else the one kept beside the
+// signature file for exactly its bytes (`delta --new-signature` keeps it).
+std::optional<chunk_root> basis_root_for(const request& req, const std::string& sig_path) {
+    if (!req.basis_root.empty()) return root_from_hex(req.basis_root);
+    if (is_std_stream(sig_path)) return std::nullopt;
+    return read_basis_root(sig_path);
+}
+
+// The last bytes a delta ends with: its trailer.
+struct delta_tail {
+    std::vector<std::uint8_t> bytes;
+    byte_sink keeping(byte_sink to) {
+        return [this, to = std::move(to)](std::span<const std::uint8_t> b) -> result<void> {
+            bytes.insert(bytes.end(), b.begin(), b.end());
+            const std::size_t keep = 64;
+            if (bytes.size() > keep) bytes.erase(bytes.begin(), bytes.end() - static_cast<std::ptrdiff_t>(keep));
+            return to(b);
+        };
+    }
+};
+
+// --new-signature FILE: the new file's root, kept beside it for the next night's
+// delta. Losing it only loses that check, so a failure is a warning.
+void keep_new_root(const request& req, const invocation& inv, const delta_tail& tail) {
+    if (is_std_stream(req.new_signature)) return;
+    const auto root = delta_output_root(tail.bytes);
+    if (!root) return;
+    if (auto kept = write_basis_root(req.new_signature, *root, req.durable); !kept && !req.quiet)
+        std::fprintf(stderr, "%s: warning: %s: the new file's root was not kept: %s\n", inv.prog.c_str(),
+                     req.new_signature.c_str(), kept.err().message.c_str());
 }
 
 int delta_command(const request& req, const invocation& inv) {
@@ -390,6 +423,8 @@ int delta_command(const request& req, const invocation& inv) {
     // image and refuses to apply a delta twice. Under the name rdiff, rdiff's bytes.
     const bool checksum = !inv.as_rdiff && !req.no_checksum;
     delta_options options{{static_cast<unsigned>(req.threads)}, checksum, req.in_place_safe};
+    if (checksum) options.basis_root = basis_root_for(req, file_arg(req, 0));
+    delta_tail tail;
     // rdiff has no work budget; rdelta's default is the library's.
     if (inv.as_rdiff)
         options.max_strong_work = 0;
@@ -399,9 +434,10 @@ int delta_command(const request& req, const invocation& inv) {
     const auto run_delta = [&](const byte_sink& to_file) -> result<void> {
         auto packed = open_packer(req, *out, to_file);
         if (!packed) return std::move(packed).err();
+        const byte_sink sink = tail.keeping(packed->sink());
         auto scanned = sig.block_count() > 0 && new_in->size()
-                           ? delta_of_file(sig, *new_in, options, *packed, *meter, new_sig_out)
-                           : delta_of_stream(sig, *new_in, options, req, *packed, *meter, new_sig_out);
+                           ? delta_of_file(sig, *new_in, options, sink, *meter, new_sig_out)
+                           : delta_of_stream(sig, *new_in, options, req, sink, *meter, new_sig_out);
         if (!scanned) return std::move(scanned).err();
         made = *scanned;
         return packed->finish();
@@ -420,8 +456,10 @@ int delta_command(const request& req, const invocation& inv) {
     if (new_sig.out)
         if (auto same = new_in->check_unchanged(); !same) return report(inv, same.err());
     if (int rc = publish(*out, inv, req.quiet)) return rc;
-    if (new_sig.out)
+    if (new_sig.out) {
         if (int rc = publish(*new_sig.out, inv, req.quiet)) return rc;
+        keep_new_root(req, inv, tail);
+    }
     stats.job_done(*made);
     meter->summary(made->in_bytes);
     stats.summary(made->in_bytes);

@@ -72,6 +72,15 @@ result<bool> finish_rewrite_first(const invocation& inv, in_place_fd& image) {
     return true;
 }
 
+const char* basis_word(in_place_stats::basis_check b) {
+    switch (b) {
+        case in_place_stats::basis_check::matched: return "matched";
+        case in_place_stats::basis_check::no_manifest: return "unchecked";
+        case in_place_stats::basis_check::no_basis_root: break;
+    }
+    return "unnamed";
+}
+
 // Lock the image, finish an interrupted rewrite and find its journal, all
 // through the descriptors of the file and of its folder opened once.
 struct prepared_image {
@@ -141,10 +150,21 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     // The summary counts what the progress line counted: the delta read.
     if (meter) done ? meter->summary(done->job.in_bytes) : meter->finish();
     if (!done) return report(inv, done.err());
+    if (done->up_to_date) {
+        if (!req.quiet)
+            std::fprintf(
+                stderr, "%s: %s: already up to date: its manifest matches %s's checksum trailer; nothing was written\n",
+                inv.prog.c_str(), image->name().c_str(), options.patch.delta_name.c_str());
+    } else if (done->basis == in_place_stats::basis_check::no_manifest && !req.quiet) {
+        std::fprintf(stderr,
+                     "%s: warning: %s names the version of %s it was made for, but %s has no current manifest to "
+                     "check it against; the patch was verified against the delta's trailer only\n",
+                     inv.prog.c_str(), options.patch.delta_name.c_str(), image->name().c_str(), image->name().c_str());
+    }
     if (!done->has_trailer && !req.quiet)
         std::fprintf(stderr, "%s: warning: %s has no checksum trailer: the patched %s cannot be verified\n",
                      inv.prog.c_str(), options.patch.delta_name.c_str(), image->name().c_str());
-    if (req.verify && !req.quiet)
+    if (req.verify && !req.quiet && !done->up_to_date)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
                      inv.prog.c_str(), image->name().c_str(), done->job.out_bytes);
     if (req.json)
@@ -153,10 +173,11 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
                      ", \"image_bytes_written\": %" PRIu64 ", \"journal_bytes_written\": %" PRIu64
                      ", \"syncs\": %" PRIu64 ", \"verified\": %s, \"verify_bytes_read\": %" PRIu64
                      ", \"manifest_used\": %s"
-                     ", \"manifest_published\": %s, \"elapsed_s\": %.3f}\n",
+                     ", \"manifest_published\": %s, \"up_to_date\": %s, \"basis\": \"%s\", \"elapsed_s\": %.3f}\n",
                      done->job.in_bytes, done->job.out_bytes, done->image_bytes_written, done->journal_bytes_written,
                      done->syncs, done->has_trailer ? "true" : "false", done->verify_bytes_read,
                      done->manifest_used ? "true" : "false", done->manifest_published ? "true" : "false",
+                     done->up_to_date ? "true" : "false", basis_word(done->basis),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (req.statistics) {
         std::fprintf(stderr, "librsync: %s\n", format_stats(done->job, start_time, std::time(nullptr)).c_str());

@@ -52,6 +52,7 @@ struct delta_summary {
     std::uint64_t literal_cmds = 0, literal_bytes = 0, copy_cmds = 0, copy_bytes = 0, delta_bytes = 0;
     std::uint64_t new_length = 0, basis_needed = 0;  // bytes written; COPYs read up to basis_needed
     bool trailer = false, chunked_trailer = false;
+    std::string root, basis_root;  // hex, from a chunked trailer
     std::uint64_t trailer_length = 0, ignored_after_end = 0;
 };
 
@@ -87,7 +88,10 @@ result<delta_summary> read_delta(byte_source& in) {
     s.delta_bytes = commands.consumed() + rest->size();
     if (const auto size = detail::trailer_size_at(rest->data(), rest->size()); size != 0 && rest->size() == size) {
         s.trailer = true;
-        s.chunked_trailer = size == detail::chunk_trailer_size;
+        s.chunked_trailer = detail::is_chunk_trailer(rest->data(), rest->size());
+        if (s.chunked_trailer) s.root = detail::hash_hex(detail::trailer_root(rest->data()));
+        if (const auto basis = detail::trailer_basis_root(rest->data(), rest->size()))
+            s.basis_root = detail::hash_hex(*basis);
         s.trailer_length = detail::trailer_length(rest->data());
         if (s.trailer_length != s.new_length)
             return fail(errc::corrupt, in.name() + ": the checksum trailer gives a length of " +
@@ -149,13 +153,14 @@ int print_signature(const request& req, const std::string& name, const signature
 int print_delta(const request& req, const std::string& name, const delta_summary& s, codec packed) {
     if (req.check) return std::printf("%s: valid delta\n", name.c_str()), 0;
     if (req.json) {
-        std::printf("{\"file\": \"%s\", \"kind\": \"delta\", \"compression\": \"%s\", \"delta_bytes\": %" PRIu64
-                    ", \"literal_commands\": %" PRIu64 ", \"literal_bytes\": %" PRIu64 ", \"copy_commands\": %" PRIu64
-                    ", \"copy_bytes\": %" PRIu64 ", \"new_file_bytes\": %" PRIu64 ", \"basis_bytes_needed\": %" PRIu64
-                    ", \"checksum_trailer\": %s, \"bytes_after_end\": %" PRIu64 "}\n",
-                    json_text(name).c_str(), codec_name(packed), s.delta_bytes, s.literal_cmds, s.literal_bytes,
-                    s.copy_cmds, s.copy_bytes, s.new_length, s.basis_needed, s.trailer ? "true" : "false",
-                    s.ignored_after_end);
+        std::printf(
+            "{\"file\": \"%s\", \"kind\": \"delta\", \"compression\": \"%s\", \"delta_bytes\": %" PRIu64
+            ", \"literal_commands\": %" PRIu64 ", \"literal_bytes\": %" PRIu64 ", \"copy_commands\": %" PRIu64
+            ", \"copy_bytes\": %" PRIu64 ", \"new_file_bytes\": %" PRIu64 ", \"basis_bytes_needed\": %" PRIu64
+            ", \"checksum_trailer\": %s, \"root\": \"%s\", \"basis_root\": \"%s\", \"bytes_after_end\": %" PRIu64 "}\n",
+            json_text(name).c_str(), codec_name(packed), s.delta_bytes, s.literal_cmds, s.literal_bytes, s.copy_cmds,
+            s.copy_bytes, s.new_length, s.basis_needed, s.trailer ? "true" : "false", s.root.c_str(),
+            s.basis_root.c_str(), s.ignored_after_end);
         return 0;
     }
     std::printf("%s: delta, %" PRIu64 " bytes%s%s\n", name.c_str(), s.delta_bytes,
@@ -168,6 +173,9 @@ int print_delta(const request& req, const std::string& name, const delta_summary
                                          : s.chunked_trailer
                                              ? "XXH3-128 root over 64 KiB chunks of the new file (patch verifies it)"
                                              : "XXH3-128 checksum of the new file (patch verifies it)");
+    if (!s.root.empty()) std::printf("  root           %s\n", s.root.c_str());
+    if (!s.basis_root.empty())
+        std::printf("  basis root     %s (patch --in-place refuses it for another version)\n", s.basis_root.c_str());
     if (s.ignored_after_end) std::printf("  after END      %" PRIu64 "+ bytes, ignored\n", s.ignored_after_end);
     return 0;
 }

@@ -13,6 +13,8 @@
 //    options, `--name=` with nothing after it, `---x`, and popt's `-b=5` and `-V=1`.
 #include "options.hpp"
 
+#include <rdelta/basis_root.hpp>
+
 #include <rdelta/version.hpp>
 
 #include <boost/program_options.hpp>
@@ -141,6 +143,9 @@ option_table::option_table() {
         "no-journal", pat, "patch --in-place: no undo journal (faster, but an interruption damages BASIS)")(
         "new-signature", dlt, arg("FILE"),
         "delta: also write the new file's signature to FILE, from the same read, with SIGNATURE's parameters")(
+        "basis-root", dlt, arg("ROOT"),
+        "delta: name the basis's chunk root (32 hex digits) in the trailer, so patch --in-place refuses the delta "
+        "for another version of the image (default: the root kept beside SIGNATURE, if any)")(
         "ssh,e", psh, arg("CMD"), "push: run the remote side through CMD (default: ssh), e.g. 'ssh -p 2222 -i key'")(
         "remote-rdelta", psh, arg("PATH"), "push: the rdelta program on the remote host (default: rdelta)")(
         "signature-store", psh, arg("FILE"),
@@ -463,6 +468,11 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         return fail(std::string(unknown_option) + s.named);  // rdiff has no budget
     if (key == "new-signature") {
         req_.new_signature = value;
+        return flow::go_on;
+    }
+    if (key == "basis-root") {
+        if (!root_from_hex(value)) return fail("--basis-root takes 32 hex digits (a chunk root): " + value);
+        req_.basis_root = value;
         return flow::go_on;
     }
     if (key == "ssh" || key == "remote-rdelta" || key == "signature-store") {

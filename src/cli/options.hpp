@@ -71,6 +71,7 @@ struct request {
     bool no_checksum = false;     ///< --no-checksum: delta without the trailer (rdiff's bytes)
     bool journal = true;          ///< --no-journal turns it off: patch --in-place without undo journal
     std::string new_signature;    ///< --new-signature FILE: delta also writes the new file's signature
+    std::string basis_root;       ///< --basis-root ROOT: the root of the basis the delta names (32 hex digits)
     std::string ssh_command;      ///< -e, --ssh CMD: push runs the remote side through CMD (default "ssh")
     std::string remote_rdelta;    ///< --remote-rdelta PATH: push's rdelta on the remote host (default "rdelta")
     std::string signature_store;  ///< --signature-store FILE: where push keeps the remote image's signature

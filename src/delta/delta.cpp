@@ -24,7 +24,8 @@ namespace {
 // An empty signature: each input chunk becomes one literal (librsync's "slack" delta).
 class slack_delta_job final : public job {
 public:
-    explicit slack_delta_job(bool checksum) : writer_(out_, stats_), checksum_(checksum) {
+    slack_delta_job(bool checksum, const std::optional<std::array<std::uint8_t, 16>>& basis_root)
+        : writer_(out_, stats_), checksum_(checksum), basis_root_(basis_root) {
         stats_.op = "delta";
         writer_.magic(static_cast<std::uint32_t>(magic::delta));
     }
@@ -38,7 +39,8 @@ public:
         }
         if (io.eof_in && !ended_) {
             writer_.end();
-            if (checksum_) sum_.write_trailer(out_.reserve(detail::chunk_trailer_size));
+            if (checksum_)
+                sum_.write_trailer(out_.reserve(detail::stream_checksum::trailer_size(true, basis_root_)), basis_root_);
             ended_ = true;
         }
         stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
@@ -52,6 +54,7 @@ private:
     detail::command_writer writer_;
     detail::stream_checksum sum_;
     bool checksum_;
+    std::optional<std::array<std::uint8_t, 16>> basis_root_;
     bool ended_ = false;
 };
 
@@ -70,6 +73,7 @@ public:
           strong_(sig.params().format().strong),
           threads_(options.threads ? options.threads : detail::default_threads()),
           checksum_(options.checksum),
+          basis_root_(options.basis_root),
           gather_bytes_(gather_bytes),
           work_per_byte_(work_factor(sig, options.max_strong_work)),
           writer_(out_, stats_),
@@ -102,7 +106,8 @@ public:
             if (auto over = check_budget(); !over) return over.err();
             matcher_.flush();
             writer_.end();
-            if (checksum_) sum_.write_trailer(out_.reserve(detail::chunk_trailer_size));
+            if (checksum_)
+                sum_.write_trailer(out_.reserve(detail::stream_checksum::trailer_size(true, basis_root_)), basis_root_);
             ended_ = true;
             carry_ = {};
         }
@@ -333,6 +338,7 @@ private:
     const strong_kind strong_;
     const unsigned threads_;
     const bool checksum_;
+    const std::optional<std::array<std::uint8_t, 16>> basis_root_;
     const std::size_t gather_bytes_;     // 0: every input is scanned as it comes
     const std::uint64_t work_per_byte_;  // 0: no budget
     detail::work_budget budget_;
@@ -399,7 +405,7 @@ std::size_t small_input_gather(const signature& sig, unsigned threads) {
 namespace detail {
 std::unique_ptr<job> make_delta_job_gathering(const signature& sig, delta_options options, std::size_t gather_bytes) {
     return make_guarded_job("delta", [&]() -> std::unique_ptr<job> {
-        if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum);
+        if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum, options.basis_root);
         auto j = make_scanning_delta_job(sig, options, gather_bytes);
         if (!j) return make_failed_job(std::move(j).err());
         return std::unique_ptr<job>(std::move(*j));

@@ -8,6 +8,10 @@
 //   size (u32, 65536 in this version: bytes naming another size are no trailer) and
 //   the root over the chunk hashes (chunk_hasher.hpp): 32 bytes. An
 //   in-place patch then verifies only the chunks it writes against the image's manifest.
+// - chunked with basis: the tag "rdcb" (0x72646362), the chunked form's fields, then
+//   the root of the basis the delta was made for (16 bytes): 48 bytes. An in-place
+//   patch compares it with the image's manifest before writing, so a delta made for
+//   another version of the image is refused.
 #pragma once
 
 #include "chunk_hasher.hpp"
@@ -25,21 +29,40 @@ namespace rdelta::detail {
 inline constexpr std::uint32_t trailer_tag = 0x7264636bu;
 inline constexpr std::uint32_t chunk_trailer_tag = 0x7264636du;
 inline constexpr std::size_t whole_trailer_size = 28;
+inline constexpr std::uint32_t basis_trailer_tag = 0x72646362u;
 inline constexpr std::size_t chunk_trailer_size = 32;
-inline constexpr std::size_t max_trailer_size = 32;
+inline constexpr std::size_t basis_trailer_size = 48;
+inline constexpr std::size_t max_trailer_size = 48;
 
 /// The size of the trailer the bytes after END start with, 0 when they start none.
 inline std::size_t trailer_size_at(const std::uint8_t* p, std::size_t n) noexcept {
     if (n >= whole_trailer_size && get_be32(p) == trailer_tag) return whole_trailer_size;
     if (n >= chunk_trailer_size && get_be32(p) == chunk_trailer_tag && get_be(p + 12, 4) == default_chunk_size)
         return chunk_trailer_size;
+    if (n >= basis_trailer_size && get_be32(p) == basis_trailer_tag && get_be(p + 12, 4) == default_chunk_size)
+        return basis_trailer_size;
     return 0;
 }
 inline bool is_trailer(const std::uint8_t* p, std::size_t n) noexcept {
     return trailer_size_at(p, n) != 0;
 }
+/// Both chunked forms: with or without the basis's root.
 inline bool is_chunk_trailer(const std::uint8_t* p, std::size_t n) noexcept {
-    return trailer_size_at(p, n) == chunk_trailer_size;
+    const std::size_t size = trailer_size_at(p, n);
+    return size == chunk_trailer_size || size == basis_trailer_size;
+}
+/// The root of the basis a trailer names (the "rdcb" form), nullopt for the others.
+inline std::optional<chunk_hash> trailer_basis_root(const std::uint8_t* p, std::size_t n) noexcept {
+    if (trailer_size_at(p, n) != basis_trailer_size) return std::nullopt;
+    chunk_hash root;
+    std::memcpy(root.data(), p + chunk_trailer_size, root.size());
+    return root;
+}
+/// The root of the new file a chunked trailer gives.
+inline chunk_hash trailer_root(const std::uint8_t* p) noexcept {
+    chunk_hash root;
+    std::memcpy(root.data(), p + 16, root.size());
+    return root;
 }
 /// The new file's length a trailer gives (both forms keep it at byte 4).
 inline std::uint64_t trailer_length(const std::uint8_t* p) noexcept {
@@ -97,16 +120,22 @@ public:
         std::memcpy(out.data(), c.digest, out.size());
         return out;
     }
-    /// Write the trailer (the chunked form when computed) to `out` (max_trailer_size
-    /// bytes of room); its size. Ends the stream.
-    std::size_t write_trailer(std::uint8_t* out) {
+    /// The size of the trailer write_trailer() writes.
+    static std::size_t trailer_size(bool chunked, const std::optional<chunk_hash>& basis) noexcept {
+        return !chunked ? whole_trailer_size : basis ? basis_trailer_size : chunk_trailer_size;
+    }
+    /// Write the trailer (the chunked form when computed, naming `basis` when given)
+    /// to `out` (trailer_size() bytes of room); its size. Ends the stream.
+    std::size_t write_trailer(std::uint8_t* out, const std::optional<chunk_hash>& basis = std::nullopt) {
         put_be(out + 4, length_, 8);
         if (chunks_) {
-            put_be(out, chunk_trailer_tag, 4);
+            put_be(out, basis ? basis_trailer_tag : chunk_trailer_tag, 4);
             put_be(out + 12, chunks_->chunk_size(), 4);
             root_ = root_ ? root_ : chunks_->root();
             std::memcpy(out + 16, root_->data(), 16);
-            return chunk_trailer_size;
+            if (!basis) return chunk_trailer_size;
+            std::memcpy(out + chunk_trailer_size, basis->data(), 16);
+            return basis_trailer_size;
         }
         put_be(out, trailer_tag, 4);
         const chunk_hash d = digest();
@@ -137,9 +166,9 @@ private:
 /// The form a stream must be hashed in to check `trailer` (both when unknown).
 inline stream_checksum::form form_for(const std::uint8_t* trailer, std::size_t n) noexcept {
     const std::size_t size = trailer_size_at(trailer, n);
-    return size == whole_trailer_size   ? stream_checksum::whole
-           : size == chunk_trailer_size ? stream_checksum::chunked
-                                        : stream_checksum::both;
+    return size == whole_trailer_size     ? stream_checksum::whole
+           : is_chunk_trailer(trailer, n) ? stream_checksum::chunked
+                                          : stream_checksum::both;
 }
 inline std::uint32_t chunk_size_for(const std::uint8_t* trailer, std::size_t n) noexcept {
     return is_chunk_trailer(trailer, n) ? trailer_chunk_size(trailer) : default_chunk_size;

@@ -118,4 +118,11 @@ chunk_hash chunk_hasher::root() {
     return canonical(XXH3_128bits_digest(root_));
 }
 
+std::string hash_hex(const chunk_hash& h) {
+    static const char digits[] = "0123456789abcdef";
+    std::string text;
+    for (const std::uint8_t b : h) text += digits[b >> 4], text += digits[b & 15];
+    return text;
+}
+
 }  // namespace rdelta::detail

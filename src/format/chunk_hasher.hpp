@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace rdelta::detail {
 
@@ -25,6 +26,9 @@ inline constexpr std::uint32_t default_chunk_size = std::uint32_t{1} << 16;
 
 /// The canonical XXH3-128 of `n` bytes.
 chunk_hash hash_bytes(const std::uint8_t* p, std::size_t n) noexcept;
+
+/// 32 lowercase hex digits, for messages and records.
+std::string hash_hex(const chunk_hash& h);
 
 /// The hash of `n` zero bytes (n <= 1 GiB), computed once per length asked last.
 chunk_hash zero_chunk_hash(std::size_t n);

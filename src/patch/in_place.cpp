@@ -11,6 +11,7 @@
 // with a checksum trailer) hashes the would-be output, pass 3 writes. Writes are
 // queued in batches (write_batch.cpp) whose old regions are journaled and synced
 // before any of them is written.
+#include "basis_check.hpp"
 #include "core/stat_counter.hpp"
 #include "extent_memo.hpp"
 #include "format/checksum_trailer.hpp"
@@ -328,13 +329,26 @@ result<std::vector<std::uint8_t>> find_trailer(byte_source& in) {
 
 // A delta that does not apply may have been applied already (a retried job): with a
 // trailer, the file then matches it. Such a delta is refused as corrupt, as a delta
-// whose checks pass but whose would-be output does not match.
-error explain_refusal(error e, const delta_opener& open, in_place_file& file, const patch_options& options) {
+// whose checks pass but whose would-be output does not match; with the file's
+// manifest, a delta already applied is no error (up to date) and one made for
+// another version of the file is named so.
+result<in_place_stats> explain_refusal(error e, const delta_opener& open, in_place_file& file,
+                                       const in_place_options& in_place) {
+    const patch_options& options = in_place.patch;
     if (e.code != errc::input_ended && e.code != errc::param_error) return e;
     auto in = open();
     if (!in) return e;
     auto trailer = find_trailer(**in);
-    if (!trailer || trailer->empty() || detail::trailer_length(trailer->data()) != file.size()) return e;
+    if (!trailer) return e;
+    const auto basis = detail::check_basis(in_place.manifest, file, *trailer);
+    if (basis.verdict == detail::basis_verdict::up_to_date) {
+        in_place_stats stats;
+        stats.up_to_date = stats.has_trailer = true;
+        return stats;
+    }
+    if (basis.verdict == detail::basis_verdict::other_basis)
+        return fail(errc::corrupt, detail::other_basis_message(options.delta_name, *trailer, basis.image_root));
+    if (trailer->empty() || detail::trailer_length(trailer->data()) != file.size()) return e;
     file_reader reader(file);
     if (!verify_trailer(*trailer, reader, file.size(), options.delta_name)) return e;
     return fail(errc::corrupt, options.delta_name + ": already applied: the file matches the delta's checksum trailer");
@@ -460,8 +474,20 @@ result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place
     if (!in) return std::move(in).err();
     hashing_source hashed(**in);
     auto checked = check(hashed, file, popt, stats.job, nullptr);
-    if (!checked) return explain_refusal(std::move(checked).err(), open, file, popt);
+    if (!checked) return explain_refusal(std::move(checked).err(), open, file, options);
     stats.has_trailer = !checked->trailer.empty();
+    // The manifest alone says whether the delta is for this version of the file.
+    const auto basis = detail::check_basis(options.manifest, file, checked->trailer);
+    if (basis.verdict == detail::basis_verdict::up_to_date) {
+        stats.up_to_date = true;
+        stats.job.checksum_verified = true;
+        return stats;
+    }
+    if (basis.verdict == detail::basis_verdict::other_basis)
+        return fail(errc::corrupt, detail::other_basis_message(popt.delta_name, checked->trailer, basis.image_root));
+    if (detail::trailer_basis_root(checked->trailer.data(), checked->trailer.size()))
+        stats.basis = basis.verdict == detail::basis_verdict::fits ? in_place_stats::basis_check::matched
+                                                                   : in_place_stats::basis_check::no_manifest;
     std::optional<std::array<std::uint8_t, 16>> digest;
     const bool chunked = detail::is_chunk_trailer(checked->trailer.data(), checked->trailer.size());
     detail::manifest_stager stager(chunked ? options.manifest : nullptr);
