@@ -202,8 +202,15 @@ def repeated_apply(tool, work, rng):
     check(r.returncode == 0 and "warning" not in r.stderr, f"repeat: first apply: {r.stderr}")
     once = state(img)
     r = tool.run("patch", "--in-place", img, delta)
-    check(r.returncode == 106, f"repeat: second apply exits 106, got {r.returncode}: {r.stderr}")
+    check(r.returncode == 0 and "already up to date" in r.stderr,
+          f"repeat: second apply is a no-op (exit 0, up to date), got {r.returncode}: {r.stderr}")
     check(state(img) == once, "repeat: second apply leaves the image unchanged")
+    # Without the manifest (removed), the delta is checked against the image itself:
+    # its output is already there, so it is refused (106) and nothing is written.
+    os.unlink(os.path.join(os.path.dirname(img), "." + os.path.basename(img) + ".rdelta-manifest"))
+    r = tool.run("patch", "--in-place", img, delta)
+    check(r.returncode == 106, f"repeat without manifest: exits 106, got {r.returncode}: {r.stderr}")
+    check(state(img) == once, "repeat without manifest: the image is unchanged")
     # An image another process holds locked (a patch running) is not touched.
     with open(img, "rb") as held:
         fcntl.flock(held, fcntl.LOCK_EX)

@@ -6,6 +6,7 @@ dense files and pipes, compressed or not; the delta itself does not change; a
 failed run publishes neither; the option belongs to delta alone.
 Usage: nightly_test.py --rdelta PATH. Prints 'N passed, M failed'."""
 import argparse
+import json
 import os
 import random
 import subprocess
@@ -92,8 +93,12 @@ def compressed(rdelta):
     check(r.returncode == 0, f"--zstd with --new-signature ({r.stderr!r})")
     r = run(rdelta, "delta", "-f", "new.sig.zst", "new.img", "again.delta")
     check(r.returncode == 0, f"the compressed new signature is read by the next delta ({r.stderr!r})")
+    # It also names its basis: the new file's root kept beside the new signature.
+    basis = json.loads(run(rdelta, "info", "--json", "again.delta").stdout)["basis_root"]
+    root = json.loads(run(rdelta, "info", "--json", "d.zst").stdout)["root"]
+    check(basis == root and len(root) == 32, f"the next night's delta names this night's root ({basis} vs {root})")
     run(rdelta, "signature", "-f", "new.img", "want.sig")
-    run(rdelta, "delta", "-f", "want.sig", "new.img", "want.delta")
+    run(rdelta, "delta", "-f", "--basis-root", root, "want.sig", "new.img", "want.delta")
     check(r.returncode == 0 and content("again.delta") == content("want.delta"),
           "the next night's delta against it equals the one against `rdelta signature`")
 

@@ -6,6 +6,7 @@
 #include "format/chunk_hasher.hpp"
 #include "format/manifest_format.hpp"
 
+#include <rdelta/basis_root.hpp>
 #include <rdelta/delta.hpp>
 #include <rdelta/in_place.hpp>
 #include <rdelta/manifest.hpp>
@@ -229,4 +230,74 @@ TEST_CASE("manifest: header round trip and refusals") {
     stamped_file file(test::random_bytes(1000, 94));
     memory_manifest none;
     CHECK(scrub_against_manifest(file, none).err().code == errc::io_error);
+}
+
+TEST_CASE("manifest: a delta naming its basis is checked against the manifest before anything is written") {
+    const auto v0 = image_bytes(), v1 = edited(v0);
+    auto v2 = v1;
+    for (std::size_t i = 0; i < 5000; ++i) v2[3000000 + i] ^= 0x33;
+    // Night 1 gives the image a manifest; its root is night 1's output root.
+    stamped_file file(v0);
+    memory_manifest m;
+    in_place_options o;
+    o.manifest = &m;
+    const auto d1 = delta_of(v0, v1);
+    REQUIRE(patch_in_place(opener_of(d1), file, o).ok());
+    const auto root1 = detail::trailer_root(d1.data() + d1.size() - detail::chunk_trailer_size);
+    // Night 2 names it as its basis: a 48-byte trailer that rdiff's patch (and ours out
+    // of place) ignores beyond the checksum.
+    auto sig = load_signature(*make_signature(v1, {0x72730147, 2048, 32}));
+    REQUIRE(sig.ok());
+    REQUIRE(sig->build_index(true).ok());
+    delta_options named{{1}, true, true};
+    named.basis_root = root1;
+    const auto d2 = *make_delta(*sig, v2, 0, named);
+    const std::uint8_t* t2 = d2.data() + d2.size() - detail::basis_trailer_size;
+    REQUIRE(detail::trailer_size_at(t2, detail::basis_trailer_size) == detail::basis_trailer_size);
+    CHECK(detail::trailer_basis_root(t2, detail::basis_trailer_size) == root1);
+    CHECK(delta_output_root(d2) == detail::trailer_root(t2));
+    CHECK(*apply_patch(v1, d2) == v2);
+    auto done = patch_in_place(opener_of(d2), file, o);
+    REQUIRE(done.ok());
+    CHECK(done->basis == in_place_stats::basis_check::matched);
+    CHECK(file.bytes_ == v2);
+    // The same night again: up to date, nothing read or written.
+    const auto ctime = file.ctime_;
+    file.read_ = 0;
+    auto again = patch_in_place(opener_of(d2), file, o);
+    REQUIRE(again.ok());
+    CHECK(again->up_to_date);
+    CHECK(file.read_ == 0);
+    CHECK(file.ctime_ == ctime);
+    // A delta naming another basis: refused, corrupt, nothing written.
+    named.basis_root = detail::chunk_hash{};
+    const auto stale = *make_delta(*sig, v2, 0, named);
+    stamped_file other(v1);
+    memory_manifest m_other;
+    o.manifest = &m_other;
+    auto fresh = patch_in_place(opener_of(delta_of(v1, v1)), other, o);  // an identity night gives it one
+    REQUIRE(fresh.ok());
+    const auto before = other.ctime_;
+    auto refused = patch_in_place(opener_of(stale), other, o);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.err().code == errc::corrupt);
+    CHECK(refused.err().message.find("another version") != std::string::npos);
+    CHECK(other.ctime_ == before);
+    CHECK(other.bytes_ == v1);
+    // Without a manifest the basis is applied unchecked, and said so.
+    stamped_file bare(v1);
+    in_place_options no_manifest;
+    auto unchecked = patch_in_place(opener_of(stale), bare, no_manifest);
+    REQUIRE(unchecked.ok());
+    CHECK(unchecked->basis == in_place_stats::basis_check::no_manifest);
+    CHECK(bare.bytes_ == v2);
+}
+
+TEST_CASE("manifest: basis roots as hex") {
+    const chunk_root r{0x00, 0x01, 0xab, 0xff, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0xfe};
+    CHECK(root_to_hex(r) == "0001abff0405060708090a0b0c0d0efe");
+    CHECK(root_from_hex("0001ABFF0405060708090a0b0c0d0efe") == r);
+    CHECK_FALSE(root_from_hex("0001abff0405060708090a0b0c0d0ef"));
+    CHECK_FALSE(root_from_hex("0001abff0405060708090a0b0c0d0efg"));
+    CHECK_FALSE(delta_output_root(test::bytes(10, 0)));
 }
