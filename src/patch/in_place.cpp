@@ -123,8 +123,7 @@ struct pending_copy {
         for (std::uint64_t done = 0; done < len;) {
             const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), len - done));
             if (file.is_hole(pos + done, n)) {
-                std::fill_n(buf.begin(), n, 0);
-                sum.update(buf.data(), n);
+                sum.update_zeros(n);
                 done += n;
                 continue;
             }

@@ -5,6 +5,7 @@
 // image lives on, and holes are not read at all.
 #include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
+#include "extent_memo.hpp"
 #include "format/manifest_format.hpp"
 #include "output_hash.hpp"
 
@@ -19,9 +20,9 @@ namespace rdelta {
 namespace {
 
 // The hash of chunk [pos, pos + len) of `image`; holes are not read.
-result<detail::chunk_hash> hash_chunk(in_place_file& image, std::uint64_t pos, std::size_t len,
-                                      std::span<std::uint8_t> buf, std::uint64_t& bytes_read) {
-    if (image.is_hole(pos, len)) return detail::zero_chunk_hash(len);
+result<detail::chunk_hash> hash_chunk(in_place_file& image, detail::extent_memo& holes, std::uint64_t pos,
+                                      std::size_t len, std::span<std::uint8_t> buf, std::uint64_t& bytes_read) {
+    if (holes.is_hole(pos, len)) return detail::zero_chunk_hash(len);
     for (std::size_t done = 0; done < len;) {
         auto got = image.read(pos + done, buf.subspan(done, len - done));
         if (!got) return std::move(got).err();
@@ -65,10 +66,11 @@ result<scrub_report> scrub(in_place_file& image, manifest_storage& manifest) {
     auto buf_store = detail::make_aligned_bytes(h.chunk_size);
     const std::span<std::uint8_t> buf(buf_store.get(), h.chunk_size);
     const std::uint64_t chunks = std::min(h.chunks(), detail::chunk_count(image.size(), h.chunk_size));
+    detail::extent_memo holes(image);  // one lookup per extent: a sparse image's holes cost nothing
     for (std::uint64_t i = 0; i < chunks; ++i) {
         const std::uint64_t pos = i * h.chunk_size;
         const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(h.chunk_size, image.size() - pos));
-        auto mine = hash_chunk(image, pos, len, buf, r.bytes_read);
+        auto mine = hash_chunk(image, holes, pos, len, buf, r.bytes_read);
         if (!mine) return std::move(mine).err();
         const auto theirs = known->entry(i);
         if (!theirs) return fail(errc::corrupt, manifest.name() + ": ends before its last chunk");
