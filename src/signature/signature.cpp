@@ -150,6 +150,14 @@ private:
             emit_blocks(io.next_in, blocks * bl);
             advance(io, blocks * bl);
         }
+        // Every block this call completed leaves with it, as librsync's job writes
+        // each block's record on the call that completes the block: a caller that
+        // feeds a block per call and waits for output would otherwise stall.
+        const std::size_t whole = pending_.size() / bl * bl;
+        if (io.avail_in == 0 && whole > 0) {
+            emit_blocks(pending_.data(), whole);
+            pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(whole));
+        }
     }
 
     void advance(buffers& io, std::size_t n) {
