@@ -404,7 +404,14 @@ int delta_command(const request& req, const invocation& inv) {
     // Under its own name, a delta or text file given as the signature is called what it
     // is (with rdiff's exit code).
     auto loader = make_loadsig_job(&sig, sig_in->name(), sig_in->size(), !inv.as_rdiff);
-    if (auto loaded = drive(*loader, *sig_in, {}, default_chunk); !loaded) return report(inv, loaded.err());
+    if (auto loaded = drive(*loader, *sig_in, {}, default_chunk); !loaded) {
+        const error& e = loaded.err();
+        // Arguments in the wrong order are the usual cause: say which comes first.
+        if (!inv.as_rdiff && (e.code == errc::bad_magic || e.code == errc::corrupt))
+            return report(inv, fail(e.code, e.message + "; the first argument must be a signature (usage: " +
+                                                inv.prog + " delta SIGNATURE [NEWFILE [DELTA]])"));
+        return report(inv, e);
+    }
     stats.job_done(loader->stats());
     if (auto same = sig_file->check_unchanged(); !same) return report(inv, same.err());
     if (auto indexed = sig.build_index(req.in_place_safe); !indexed) return report(inv, indexed.err());

@@ -3,8 +3,11 @@
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
+
+#include <rdelta/version.hpp>
 #include "preflight.hpp"
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -56,7 +59,13 @@ int main(int argc, char** argv) {
         }
         if (!inv.as_rdiff)
             if (auto problem = bad_force_isa()) return report_usage(inv, *problem);
-        if (req.show_version) return std::fputs(version_text(inv.as_rdiff).c_str(), stdout), 0;
+        if (req.show_version) {
+            // Under the name rdiff, rdiff's exact bytes (scripts parse them); a person at a
+            // terminal is also told who really answers.
+            if (inv.as_rdiff && ::isatty(STDERR_FILENO))
+                std::fprintf(stderr, "(this is rdelta %s, answering as rdiff)\n", RDELTA_VERSION);
+            return std::fputs(version_text(inv.as_rdiff).c_str(), stdout), 0;
+        }
 
         rdelta::install_cleanup_handlers();
         return run_command(req, inv);

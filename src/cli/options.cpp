@@ -378,6 +378,8 @@ flow command_line::apply(const step& s) {
     return flow::go_on;
 }
 
+action match_action(std::string_view word, bool as_rdiff);
+
 flow command_line::apply_option(const po::option& o, const step& s) {
     const std::string& key = o.string_key;
     if (key.empty()) {  // a positional
@@ -388,6 +390,8 @@ flow command_line::apply_option(const po::option& o, const step& s) {
     given_.push_back(key);
     if (key == "help" || key == "-h") {
         req_.show_help = true;
+        // `rdelta delta --help`: that command's usage and options (rdiff prints it all).
+        if (!as_rdiff_ && !positionals_.empty()) req_.help_topic = match_action(positionals_.front(), false);
         return flow::stop;
     } else if (key == "version") {
         req_.show_version = true;
@@ -511,6 +515,8 @@ action match_action(std::string_view word, bool as_rdiff) {
     return action::none;
 }
 
+constexpr const char* every_command_name = "signature, delta, patch, recover, verify, push, info, benchmark, help";
+
 /// After the options: the action, and the one file delta and patch cannot do without.
 void command_line::resolve_action() {
     if (!as_rdiff_ && !positionals_.empty() && positionals_.front() == "help") {  // rdelta help [COMMAND]
@@ -521,14 +527,18 @@ void command_line::resolve_action() {
             const std::string& topic = positionals_[1];
             req_.help_topic = topic.empty() ? action::none : match_action(topic, false);
             if (req_.help_topic == action::none)
-                fail("help: no command '" + topic +
-                     "' (signature, delta, patch, recover, verify, push, info, benchmark)");
+                fail("help: no command '" + topic + "' (the commands: " + every_command_name + ")");
         }
         return;
     }
     req_.act = positionals_.empty() ? action::none : match_action(positionals_.front(), as_rdiff_);
     if (req_.act == action::none) {
-        fail("You must specify an action: `signature', `delta', or `patch'.");
+        if (as_rdiff_)
+            fail("You must specify an action: `signature', `delta', or `patch'.");
+        else if (positionals_.empty())
+            fail("You must give a command: " + std::string(every_command_name));
+        else
+            fail("no command '" + positionals_.front() + "' (the commands: " + every_command_name + ")");
         return;
     }
     req_.files.assign(positionals_.begin() + 1, positionals_.end());

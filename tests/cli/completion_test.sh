@@ -33,7 +33,11 @@ complete_line "rdelta -H " blake2 md4
 complete_line "rdelta --rollsum " rabinkarp rollsum
 complete_line "rdelta --hash=m" md4
 complete_line "rdelta sig" signature
-complete_line "rdelta -s " benchmark delta info patch push recover signature verify
+complete_line "rdelta -s " benchmark delta help info patch push recover signature verify
+complete_line "rdelta help p" patch push
+# Files after an option that takes a FILE.
+complete_line "rdelta delta --new-signature disk." disk.img disk.sig
+complete_line "rdelta push --signature-store o" other.txt
 complete_line "rdelta --max-output " 
 complete_line "rdelta signature disk." disk.img disk.sig
 complete_line "rdelta -f patch disk.img o" other.txt

@@ -332,6 +332,45 @@ def main():
     check(r.returncode == 101 and "nosuch" in r.stderr, f"rdelta help nosuch: {r.returncode} {r.stderr!r}")
     r = run(rdiff, "help")
     check(r.returncode == 101 and r.stderr.startswith("rdiff: You must specify an action"), f"rdiff help: {r.stderr!r}")
+    # `rdelta COMMAND --help` is `rdelta help COMMAND`; rdiff prints its whole help.
+    for command in ("signature", "delta", "patch", "recover", "verify", "push", "info", "benchmark"):
+        r = run(rdelta, command, "--help")
+        want = run(rdelta, "help", command)
+        check(r.returncode == 0 and r.stdout == want.stdout and r.stdout != run(rdelta, "--help").stdout,
+              f"rdelta {command} --help prints that command's help: {r.stdout[:200]!r}")
+    r = run(rdiff, "delta", "--help")
+    check(r.returncode == 0 and r.stdout == run(rdiff, "--help").stdout, "rdiff delta --help: rdiff's whole help")
+    # An unknown command, or none, lists every command (rdiff's three under its name).
+    every = ("signature", "delta", "patch", "recover", "verify", "push", "info", "benchmark", "help")
+    for args in (["frobnicate", "a"], []):
+        r = run(rdelta, *args)
+        check(r.returncode == 101 and all(c in r.stderr for c in every) and r.stderr.count("\n") == 1,
+              f"rdelta {' '.join(args)}: every command, one line: {r.stderr!r}")
+    r = run(rdiff, "frobnicate", "a")
+    check(r.returncode == 101 and r.stderr.startswith("rdiff: You must specify an action: `signature', `delta', or "
+                                                      "`patch'."), f"rdiff frobnicate: rdiff's words: {r.stderr!r}")
+    # Under the name rdiff, --version is rdiff's text; a person at a terminal is told who answers.
+    master, slave = pty.openpty()
+    p = subprocess.Popen([rdiff, "--version"], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    out = p.communicate()[0]
+    told = b""
+    try:
+        told = os.read(master, 4096)
+    except OSError:
+        pass
+    os.close(master)
+    check(out.startswith(b"rdiff (librsync 2.3.2)\n") and b"this is rdelta" in told,
+          f"rdiff --version on a terminal names rdelta: {told!r}")
+    # delta's arguments swapped: the first is not a signature, and the usage says so.
+    for bogus in ("a", "zeros"):
+        if bogus == "zeros":
+            with open("zeros", "wb") as f:
+                f.write(bytes(100))
+        r = run(rdelta, "delta", bogus, "a.sig", "swapped.delta")
+        check(r.returncode == 106 and "the first argument must be a signature" in r.stderr
+              and "delta SIGNATURE [NEWFILE [DELTA]]" in r.stderr and r.stderr.count("\n") == 1
+              and not os.path.exists("swapped.delta"), f"delta {bogus} a.sig: {r.returncode} {r.stderr!r}")
 
     # A compression level left apart from its option: say to attach it.
     for args, attached in ((["-z", "9", "delta", "a.sig", "a", "z.delta"], "-z9"),

@@ -21,17 +21,22 @@ if not commands:
     sys.exit("no commands in rdelta --help")
 
 
+file_valued = []  # options whose value is a FILE: files are offered after them
+
+
 def options_of(text):
     """(flags, valued): option names; valued ones take a separate value word."""
     flags, valued = [], []
     for line in text.splitlines():
-        m = re.match(r"\s+(?:-(\S), )?\s*--([a-z][a-z0-9-]*)(\[?=)?", line)
+        m = re.match(r"\s+(?:-(\S), )?\s*--([a-z][a-z0-9-]*)(\[?=)?([A-Z]*)", line)
         if not m:
             continue
-        short, long_name, value = m.groups()
+        short, long_name, value, metavar = m.groups()
         names = [f"--{long_name}"] + ([f"-{short}"] if short and short != "?" else [])
         # An optional value (--zstd[=LEVEL]) is attached, never a separate word.
         (valued if value == "=" else flags).extend(names)
+        if value == "=" and metavar == "FILE":
+            file_valued.extend(n for n in names if n not in file_valued)
     return flags, valued
 
 
@@ -50,7 +55,9 @@ for names, words in value_words.items():
 prev_cases = "\n".join(f"        {'|'.join(names)}) COMPREPLY=($(compgen -W '{words}' -- \"$cur\")); return ;;"
                        for names, words in value_words.items())
 listed = {n for names in value_words for n in names}
-other_valued = "|".join(v for v in valued if v not in listed)
+other_valued = "|".join(v for v in valued if v not in listed and v not in file_valued)
+if not file_valued:
+    sys.exit("no option takes a FILE in rdelta --help")
 cur_cases = "\n".join(f"        {names[-1]}=*) COMPREPLY=($(compgen -W '{words}' -- \"${{cur#*=}}\")); return ;;"
                       for names, words in value_words.items())
 command_cases = "\n".join(
@@ -63,6 +70,7 @@ _rdelta() {{
     _init_completion -n = || return
     case $prev in
 {prev_cases}
+        {'|'.join(file_valued)}) _filedir; return ;;
         {other_valued}) return ;;
     esac
     case $cur in
@@ -70,7 +78,7 @@ _rdelta() {{
     esac
     local i command=
     for ((i = 1; i < cword; i++)); do
-        case ${{words[i]}} in {'|'.join(commands)}) command=${{words[i]}}; break ;; esac
+        case ${{words[i]}} in {'|'.join(commands)}|help) command=${{words[i]}}; break ;; esac
     done
     if [[ $cur == -* ]]; then
         # Only the options of the command being typed (all of them before it).
@@ -83,6 +91,8 @@ _rdelta() {{
         return
     fi
     if [[ -z $command ]]; then
+        COMPREPLY=($(compgen -W '{' '.join(commands)} help' -- "$cur"))
+    elif [[ $command == help ]]; then
         COMPREPLY=($(compgen -W '{' '.join(commands)}' -- "$cur"))
     else
         _filedir
