@@ -24,8 +24,8 @@ error store_fail(const std::string& name, const char* what, int err) {
     return fail(errc::io_error, name + ": " + what + ": " + std::strerror(err));
 }
 
-error refused(const std::string& name, const std::string& why) {
-    return fail(errc::io_error, name + ": " + why + "; refused (remove it, or give another --signature-store)");
+error refused(const std::string& name, const std::string& why, const char* way_out = "remove it, or give another") {
+    return fail(errc::io_error, name + ": " + why + "; refused (" + way_out + " --signature-store)");
 }
 
 // Why the folder with status `st` cannot hold the store: someone else could swap
@@ -90,7 +90,7 @@ result<push_store> push_store::open(const std::string& path) {
     struct stat st {};
     if (s.folder_.get() < 0 || ::fstat(s.folder_.get(), &st) != 0)
         return store_fail(s.folder_name_, "cannot open the signature store's folder", errno);
-    if (const auto why = untrusted_folder(st); !why.empty()) return refused(s.folder_name_, why);
+    if (const auto why = untrusted_folder(st); !why.empty()) return refused(s.folder_name_, why, "give another");
     if (auto locked = s.take_lock(); !locked) return std::move(locked).err();
     if (auto cleared = s.clear_next(); !cleared) return std::move(cleared).err();
     return s;
