@@ -13,6 +13,9 @@
 #include "push_command.hpp"
 
 #include "exit_codes.hpp"
+#include "fd_holder.hpp"
+#include "push_io.hpp"
+#include "push_store.hpp"
 #include "ssh_remote.hpp"
 
 #include <rdelta/compression.hpp>
@@ -21,7 +24,6 @@
 #include <rdelta/signature.hpp>
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
@@ -38,71 +40,6 @@
 namespace rdelta::cli {
 
 namespace {
-
-// A descriptor closed when it goes out of scope.
-class fd_holder {
-public:
-    explicit fd_holder(int fd = -1) noexcept : fd_(fd) {}
-    fd_holder(fd_holder&& o) noexcept : fd_(o.release()) {}
-    fd_holder& operator=(fd_holder&& o) noexcept {
-        reset(o.release());
-        return *this;
-    }
-    ~fd_holder() { reset(); }
-    int get() const noexcept { return fd_; }
-    int release() noexcept { return std::exchange(fd_, -1); }
-    void reset(int fd = -1) noexcept {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = fd;
-    }
-
-private:
-    int fd_;
-};
-
-// An unlinked temporary file (a fetched signature, a child's stderr), never
-// inherited by the other children: a stray copy of a pipe's end would keep ssh
-// from seeing the delta's end.
-fd_holder temp_file() {
-    std::FILE* f = std::tmpfile();
-    if (!f) return fd_holder();
-    fd_holder fd(::fcntl(fileno(f), F_DUPFD_CLOEXEC, 3));
-    std::fclose(f);
-    return fd;
-}
-
-std::string read_all(int fd) {
-    std::string text;
-    char buf[4096];
-    for (off_t at = 0;;) {
-        const ssize_t got = ::pread(fd, buf, sizeof buf, at);
-        if (got <= 0) break;
-        text.append(buf, static_cast<std::size_t>(got)), at += got;
-    }
-    return text;
-}
-
-bool write_all(int fd, const std::uint8_t* p, std::size_t n) {
-    while (n > 0) {
-        const ssize_t put = ::write(fd, p, n);
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) return false;
-        p += put, n -= static_cast<std::size_t>(put);
-    }
-    return true;
-}
-
-// Copy `from` to `to` until `from` ends; false when `to` refused (ssh is gone).
-bool copy_stream(int from, int to, std::uint64_t& counted) {
-    std::vector<std::uint8_t> buf(std::size_t{256} << 10);
-    for (;;) {
-        const ssize_t got = ::read(from, buf.data(), buf.size());
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return true;
-        if (!write_all(to, buf.data(), static_cast<std::size_t>(got))) return false;
-        counted += static_cast<std::uint64_t>(got);
-    }
-}
 
 std::string human(std::uint64_t bytes) {
     char text[32];
@@ -123,33 +60,6 @@ int as_exit_code(const child_status& s) {
     return s.exit_code >= 100 && s.exit_code <= 108 ? s.exit_code : exit_code(errc::io_error);
 }
 
-// The kept signature's default name: one per image and destination as written,
-// under the user's cache (a lost file only costs one signature fetch).
-std::optional<std::string> default_store(const std::string& image_real, const std::string& dest_text) {
-    std::string base;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
-        base = xdg;
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        base = std::string(home) + "/.cache";
-    else
-        return std::nullopt;
-    base += "/rdelta/push";
-    for (auto at = base.find('/', 1);; at = base.find('/', at + 1)) {  // mkdir -p, private
-        if (::mkdir(base.substr(0, at).c_str(), 0700) != 0 && errno != EEXIST) return std::nullopt;
-        if (at == std::string::npos) break;
-    }
-    // FNV-1a: a stable name across builds (std::hash promises no such thing).
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (const std::string* s : {&image_real, &dest_text}) {
-        for (const unsigned char c : *s) h = (h ^ c) * 0x100000001b3ull;
-        h = (h ^ 0) * 0x100000001b3ull;
-    }
-    const auto slash = image_real.rfind('/');
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016" PRIx64, h);
-    return base + "/" + image_real.substr(slash + 1) + "-" + hex + ".sig";
-}
-
 struct push_stats {
     std::uint64_t delta_bytes = 0;      ///< delta bytes written into ssh
     std::uint64_t signature_bytes = 0;  ///< signature bytes read from ssh
@@ -164,6 +74,8 @@ struct session_result {
     int rc = 0;
     bool refused = false;
     std::string remote_text;
+    bool bad_signature = false;  ///< the local delta could not read the signature (nothing sent)
+    child_status delta;          ///< how the local delta ended
 };
 
 class push_run {
@@ -176,6 +88,9 @@ private:
     int fail(const std::string& message, int rc = exit_code(errc::io_error)) const;
     void replay(const std::string& remote_text) const;
     int open_store();
+    fd_holder open_kept(int& rc);
+    int delta_failed(const child_status& delta) const;
+    void warn_dropped(const std::string& why);
     std::vector<std::string> ssh_argv(const std::vector<std::string>& remote_words) const;
     std::vector<std::string> delta_argv() const;
     std::vector<std::string> patch_words(bool new_file) const;
@@ -193,8 +108,8 @@ private:
     const invocation& inv_;
     destination dest_;
     std::vector<std::string> ssh_;
-    std::string image_, store_, next_;
-    fd_holder lock_;
+    std::string image_;
+    std::optional<push_store> store_;
     push_stats stats_;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
@@ -215,29 +130,46 @@ void push_run::replay(const std::string& remote_text) const {
     }
 }
 
-// Find the kept signature's file and lock it: two pushes of one destination at once
-// would rotate each other's signatures.
+// Find the kept signature's file, check its folder and lock it (push_store.hpp).
 int push_run::open_store() {
     char* real = ::realpath(image_.c_str(), nullptr);
     if (!real) return fail(image_ + ": " + std::strerror(errno));
     const std::string image_real = real;
     std::free(real);
-    if (!req_.signature_store.empty()) {
-        store_ = req_.signature_store;
-    } else if (auto found = default_store(image_real, req_.files[1])) {
-        store_ = *found;
-    } else {
-        return fail(
-            "no place to keep the remote image's signature ($HOME/.cache/rdelta/push cannot be made): "
-            "give --signature-store FILE");
+    std::string path = req_.signature_store;
+    if (path.empty()) {
+        auto found = default_store(image_real, req_.files[1]);
+        if (!found)
+            return fail(
+                "no place to keep the remote image's signature ($HOME/.cache/rdelta/push cannot be made): "
+                "give --signature-store FILE");
+        path = *found;
     }
-    next_ = store_ + ".next";
-    const std::string lock_name = store_ + ".lock";
-    lock_.reset(::open(lock_name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));  // never a planted symlink
-    if (lock_.get() < 0) return fail(lock_name + ": cannot open: " + std::strerror(errno));
-    if (::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0)
-        return fail(lock_name + ": another push of this image to this destination is running (locked)");
+    auto opened = push_store::open(path);
+    if (!opened) return fail(opened.err().message, exit_code(opened.err().code));
+    store_.emplace(std::move(*opened));
     return exit_success;
+}
+
+// The kept signature, or -1 when there is none or it is no signature: a garbage
+// store would otherwise fail every run, so it is dropped and the remote's fetched.
+fd_holder push_run::open_kept(int& rc) {
+    auto kept = store_->open_kept();
+    if (!kept) return rc = fail(kept.err().message, exit_code(kept.err().code)), fd_holder();
+    if (kept->get() < 0) return fd_holder();
+    if (const auto why = push_store::not_a_signature(kept->get()); !why.empty()) {
+        warn_dropped("not a signature (" + why + ")");
+        return fd_holder();
+    }
+    return std::move(*kept);
+}
+
+void push_run::warn_dropped(const std::string& why) {
+    store_->drop();
+    stats_.mode = "resync";
+    if (!req_.quiet)
+        std::fprintf(stderr, "%s: push: %s: %s: dropped; fetching the signature of %s:%s\n", inv_.prog.c_str(),
+                     store_->path().c_str(), why.c_str(), dest_.host.c_str(), dest_.path.c_str());
 }
 
 std::vector<std::string> push_run::ssh_argv(const std::vector<std::string>& remote_words) const {
@@ -250,7 +182,8 @@ std::vector<std::string> push_run::ssh_argv(const std::vector<std::string>& remo
 // This very binary makes the delta and tomorrow's signature in one read of the image;
 // the signature to delta against comes on its standard input.
 std::vector<std::string> push_run::delta_argv() const {
-    std::vector<std::string> a{"/proc/self/exe", "delta", "--in-place-safe", "--fsync", "-f", "--new-signature", next_};
+    // The next signature goes into the file the store made, passed as descriptor 3.
+    std::vector<std::string> a{"/proc/self/exe", "delta", "--in-place-safe", "-f", "--new-signature", "/dev/fd/3"};
     if (req_.quiet) a.emplace_back("-q");
     if (req_.progress) a.emplace_back(*req_.progress ? "--progress" : "--no-progress");
     if (req_.statistics) a.emplace_back("-s");
@@ -291,8 +224,10 @@ session_result push_run::send(int basis_fd, bool new_file) {
     if (::pipe2(ssh_pipe, O_CLOEXEC) != 0) return {fail(std::string("pipe: ") + std::strerror(errno))};
     fd_holder ssh_out(ssh_pipe[0]), ssh_in(ssh_pipe[1]);
     fd_holder remote_err = temp_file();
+    auto next = store_->next();
+    if (!next) return {fail(next.err().message, exit_code(next.err().code))};
     ::lseek(basis_fd, 0, SEEK_SET);
-    const pid_t delta = spawn(delta_argv(), {basis_fd, delta_in.get(), -1});
+    const pid_t delta = spawn(delta_argv(), {basis_fd, delta_in.get(), -1, *next});
     if (delta < 0) return {fail(std::string("cannot start rdelta delta: ") + std::strerror(errno))};
     delta_in.reset();
     const pid_t ssh = spawn(ssh_argv(patch_words(new_file)), {ssh_out.get(), -1, remote_err.get()});
@@ -319,10 +254,12 @@ session_result push_run::judge(const child_status& delta, const child_status& ss
                                std::string remote_text) const {
     const std::string where = dest_.host + ":" + dest_.path;
     if (!delta.ok() && !ssh_gone) {
-        // rdelta delta said what went wrong on the line above; the remote saw no END.
-        return {fail("making the delta of " + image_ + " failed (rdelta delta " + delta.describe() + "); " + where +
-                         " was not changed",
-                     as_exit_code(delta))};
+        // A signature it cannot read (truncated 103, magic 104, corrupt 106,
+        // parameters 108): the caller decides whether another one may be fetched.
+        const int code = delta.exit_code;
+        if (code == 103 || code == 104 || code == 106 || code == 108)
+            return {as_exit_code(delta), false, {}, true, delta};
+        return {delta_failed(delta)};
     }
     if (ssh.ok() && delta.ok()) {
         if (!req_.quiet) replay(remote_text);
@@ -341,6 +278,13 @@ session_result push_run::judge(const child_status& delta, const child_status& ss
                                                                   "on the next push"
                                                             : std::string()),
                  as_exit_code(ssh))};
+}
+
+int push_run::delta_failed(const child_status& delta) const {
+    // rdelta delta said what went wrong on the line above; the remote saw no END.
+    return fail("making the delta of " + image_ + " failed (rdelta delta " + delta.describe() + "); " + dest_.host +
+                    ":" + dest_.path + " was not changed",
+                as_exit_code(delta));
 }
 
 // Why an ssh session failed: ssh itself (255, a signal), the remote shell not finding
@@ -432,16 +376,11 @@ fd_holder push_run::empty_signature(int& rc) const {
 
 // The remote image holds the new state: its signature becomes the kept one.
 int push_run::finish() {
-    if (::rename(next_.c_str(), store_.c_str()) != 0) {
-        const int e = errno;
-        ::unlink(store_.c_str());  // stale now: the next push fetches the remote's instead
-        return fail(dest_.host + ":" + dest_.path + " is up to date, but keeping its signature failed: " + next_ +
-                    ": " + std::strerror(e));
+    if (auto kept = store_->commit_next(); !kept) {
+        store_->drop();  // stale now: the next push fetches the remote's instead
+        return fail(dest_.host + ":" + dest_.path +
+                    " is up to date, but keeping its signature failed: " + kept.err().message);
     }
-    const auto slash = store_.rfind('/');
-    fd_holder folder(::open(slash == std::string::npos ? "." : store_.substr(0, slash + (slash == 0)).c_str(),
-                            O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (folder.get() >= 0) ::fsync(folder.get());
     struct stat st {};
     const std::uint64_t image_bytes = ::stat(image_.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -459,7 +398,8 @@ int push_run::finish() {
                      "%s: push: %" PRIu64 " delta bytes sent, %" PRIu64
                      " signature bytes fetched, %d ssh sessions, "
                      "kept signature %s\n",
-                     inv_.prog.c_str(), stats_.delta_bytes, stats_.signature_bytes, stats_.sessions, store_.c_str());
+                     inv_.prog.c_str(), stats_.delta_bytes, stats_.signature_bytes, stats_.sessions,
+                     store_->path().c_str());
     if (req_.json)
         std::fprintf(stderr,
                      "{\"command\": \"push\", \"mode\": \"%s\", \"delta_bytes\": %" PRIu64
@@ -471,21 +411,26 @@ int push_run::finish() {
 
 int push_run::run() {
     if (int rc = open_store()) return rc;
-    ::unlink(next_.c_str());  // a dead run's; we hold the lock
-    fd_holder kept(::open(store_.c_str(), O_RDONLY | O_CLOEXEC));
-    if (kept.get() < 0 && errno != ENOENT) return fail(store_ + ": cannot open: " + std::strerror(errno));
+    int rc = exit_success;
+    fd_holder kept = open_kept(rc);
+    if (rc != exit_success) return rc;
     if (kept.get() >= 0) {
         session_result first = send(kept.get(), false);
-        if (!first.refused) return first.rc == exit_success ? finish() : first.rc;
-        // Nothing changed there: the remote holds another state than the kept signature's.
-        if (!req_.quiet)
-            std::fprintf(stderr,
-                         "%s: push: %s:%s does not hold what %s describes (its patch exited with %d, unchanged): "
-                         "fetching its signature\n",
-                         inv_.prog.c_str(), dest_.host.c_str(), dest_.path.c_str(), store_.c_str(), first.rc);
-        stats_.mode = "resync";
+        if (first.bad_signature) {
+            warn_dropped("rdelta delta could not read it (" + first.delta.describe() + ")");
+        } else if (!first.refused) {
+            return first.rc == exit_success ? finish() : first.rc;
+        } else {
+            // Nothing changed there: the remote holds another state than the kept signature's.
+            if (!req_.quiet)
+                std::fprintf(stderr,
+                             "%s: push: %s:%s does not hold what %s describes (its patch exited with %d, "
+                             "unchanged): fetching its signature\n",
+                             inv_.prog.c_str(), dest_.host.c_str(), dest_.path.c_str(), store_->path().c_str(),
+                             first.rc);
+            stats_.mode = "resync";
+        }
     }
-    int rc = exit_success;
     fd_holder basis;
     fetched got = fetch(basis, rc);
     if (got == fetched::failed) return rc;
@@ -496,6 +441,7 @@ int push_run::run() {
         if (basis.get() < 0) return rc;
     }
     session_result second = send(basis.get(), new_file);
+    if (second.bad_signature) return delta_failed(second.delta);
     if (second.refused) {
         replay(second.remote_text);
         return fail("rdelta patch on " + dest_.host + " refused the delta made against its own signature (exit " +

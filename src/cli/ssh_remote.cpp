@@ -113,6 +113,7 @@ void become(int from, int to) {
     become(fds.in, 0);
     become(fds.out, 1);
     become(fds.err, 2);
+    become(fds.fd3, 3);
     ::execvp(argv[0], argv);
     const int e = errno;
     (void)!::write(report_fd, &e, sizeof e);

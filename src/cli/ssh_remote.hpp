@@ -36,9 +36,10 @@ std::string shell_quote(const std::string& word);
 /// The words joined as one command line for the remote shell.
 std::string remote_command_line(const std::vector<std::string>& words);
 
-/// A child process's file descriptors: -1 inherits ours.
+/// A child process's file descriptors: -1 inherits ours. `fd3` (above 2), when
+/// set, is passed on as descriptor 3 (a file the child names /dev/fd/3).
 struct child_fds {
-    int in = -1, out = -1, err = -1;
+    int in = -1, out = -1, err = -1, fd3 = -1;
 };
 
 /// Start argv[0] (looked up in PATH when it has no '/') with `fds` as its standard

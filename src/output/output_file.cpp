@@ -49,10 +49,36 @@ int own_descriptor(const std::string& path) {
     return ::fcntl(fd, F_GETFD) >= 0 ? fd : -1;
 }
 
-result<int> open_stream(const std::string& path, const std::string& name) {
-    const int own = own_descriptor(path);
-    const int fd = own >= 0 ? ::fcntl(own, F_DUPFD_CLOEXEC, 3) : ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return io_fail(name, "cannot open for writing", errno);
+// Open a stream found by resolve_output(). A name standing for a descriptor is
+// opened as the kernel resolves it. Any other is first held without opening it
+// (O_PATH: a FIFO does not block, a device sees no open) and checked to be the
+// file resolve_output() judged, then reopened through that descriptor: a name
+// swapped meanwhile for a symlink or another file is never written.
+result<int> open_stream(const io_detail::output_target& t, const std::string& name) {
+    if (t.by_descriptor) {
+        const int own = own_descriptor(t.path);
+        const int fd = own >= 0 ? ::fcntl(own, F_DUPFD_CLOEXEC, 3) : ::open(t.path.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0) return io_fail(name, "cannot open for writing", errno);
+        return fd;
+    }
+    const int held = ::open(t.path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (held < 0) return io_fail(name, "cannot open for writing", errno);
+    struct stat st {};
+    const bool same = ::fstat(held, &st) == 0 && st.st_dev == t.st.st_dev && st.st_ino == t.st.st_ino;
+    int fd = -1;
+    if (same) {
+        fd = ::open(("/proc/self/fd/" + std::to_string(held)).c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)  // no /proc: by name, checked once open
+            fd = ::open(t.path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    const int err = errno;
+    ::close(held);
+    if (!same) return fail(errc::io_error, name + ": the file was replaced while it was opened");
+    if (fd < 0) return io_fail(name, "cannot open for writing", err);
+    if (::fstat(fd, &st) != 0 || st.st_dev != t.st.st_dev || st.st_ino != t.st.st_ino) {
+        ::close(fd);
+        return fail(errc::io_error, name + ": the file was replaced while it was opened");
+    }
     return fd;
 }
 
@@ -89,7 +115,7 @@ result<output_file> output_file::create(const std::string& path, bool force) {
     out.s_->kind_ = target->kind;
     switch (target->kind) {
         case io_detail::output_kind::stream: {
-            auto fd = open_stream(target->path, out.s_->name_);
+            auto fd = open_stream(*target, out.s_->name_);
             if (!fd) return std::move(fd).err();
             out.s_->fd_ = *fd;
             return out;
@@ -104,7 +130,7 @@ result<output_file> output_file::create(const std::string& path, bool force) {
                 out.s_->fd_ = *fd;
                 register_temp(out.s_->temp_);
             }
-            if (target->kind == io_detail::output_kind::new_file) {
+            if (target->kind == io_detail::output_kind::new_file || !target->carry_metadata) {
                 ::fchmod(out.s_->fd_, creation_mode());
                 return out;
             }

@@ -320,7 +320,7 @@ def full_disk(rdelta, work, inner):
         return
     mnt = os.path.join(work, "small")
     os.mkdir(mnt)
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt]).returncode != 0:
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755", "tmpfs", mnt]).returncode != 0:
         print("note: cannot mount a tmpfs; the full-disk case was not run", flush=True)
         return
     try:
