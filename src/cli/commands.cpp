@@ -377,8 +377,8 @@ struct delta_tail {
 
 // --new-signature FILE: the new file's root, kept beside it for the next night's
 // delta. Losing it only loses that check, so a failure is a warning.
-void keep_new_root(const request& req, const invocation& inv, const delta_tail& tail) {
-    if (is_std_stream(req.new_signature)) return;
+void keep_new_root(const request& req, const invocation& inv, const delta_tail& tail, const output_file& sig) {
+    if (!sig.can_read_back()) return;  // a stream (a pipe, /dev/fd/N): its reader keeps what it needs
     const auto root = delta_output_root(tail.bytes);
     if (!root) return;
     if (auto kept = write_basis_root(req.new_signature, *root, req.durable); !kept && !req.quiet)
@@ -408,8 +408,8 @@ int delta_command(const request& req, const invocation& inv) {
         const error& e = loaded.err();
         // Arguments in the wrong order are the usual cause: say which comes first.
         if (!inv.as_rdiff && (e.code == errc::bad_magic || e.code == errc::corrupt))
-            return report(inv, fail(e.code, e.message + "; the first argument must be a signature (usage: " +
-                                                inv.prog + " delta SIGNATURE [NEWFILE [DELTA]])"));
+            return report(inv, fail(e.code, e.message + "; the first argument must be a signature (usage: " + inv.prog +
+                                                " delta SIGNATURE [NEWFILE [DELTA]])"));
         return report(inv, e);
     }
     stats.job_done(loader->stats());
@@ -465,7 +465,7 @@ int delta_command(const request& req, const invocation& inv) {
     if (int rc = publish(*out, inv, req.quiet)) return rc;
     if (new_sig.out) {
         if (int rc = publish(*new_sig.out, inv, req.quiet)) return rc;
-        keep_new_root(req, inv, tail);
+        keep_new_root(req, inv, tail, *new_sig.out);
     }
     stats.job_done(*made);
     meter->summary(made->in_bytes);

@@ -18,6 +18,7 @@
 #include "push_store.hpp"
 #include "ssh_remote.hpp"
 
+#include <rdelta/basis_root.hpp>
 #include <rdelta/compression.hpp>
 #include <rdelta/file.hpp>
 #include <rdelta/format.hpp>
@@ -110,6 +111,8 @@ private:
     std::vector<std::string> ssh_;
     std::string image_;
     std::optional<push_store> store_;
+    std::optional<chunk_root> basis_root_;  // what the kept signature's image was: the delta names it
+    std::vector<std::uint8_t> delta_tail_;  // the last delta's trailer: the new image's root
     push_stats stats_;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
@@ -193,6 +196,7 @@ std::vector<std::string> push_run::delta_argv() const {
     if (req_.compression != codec::none)
         a.push_back(std::string("--") + codec_name(req_.compression) + "=" + std::to_string(req_.compression_level));
     if (req_.ultra) a.emplace_back("--ultra");
+    if (basis_root_) a.push_back("--basis-root=" + root_to_hex(*basis_root_));
     for (const char* w : {"--", "-"}) a.emplace_back(w);
     a.push_back(image_);
     a.emplace_back("-");
@@ -239,7 +243,8 @@ session_result push_run::send(int basis_fd, bool new_file) {
     }
     ++stats_.sessions;
     ssh_out.reset();
-    const bool ssh_gone = !copy_stream(delta_out.get(), ssh_in.get(), stats_.delta_bytes);
+    delta_tail_.clear();
+    const bool ssh_gone = !copy_stream(delta_out.get(), ssh_in.get(), stats_.delta_bytes, &delta_tail_);
     delta_out.reset();
     const child_status made = wait_child(delta);
     // A failed delta must reach the remote as a dropped connection, never as a
@@ -381,6 +386,12 @@ int push_run::finish() {
         return fail(dest_.host + ":" + dest_.path +
                     " is up to date, but keeping its signature failed: " + kept.err().message);
     }
+    // The remote image's root beside its signature: the next delta names it, so the
+    // remote refuses it if its image is not that one (a lost or repeated night).
+    if (const auto root = delta_output_root(delta_tail_))
+        if (auto noted = write_basis_root(store_->path(), *root, true); !noted && !req_.quiet)
+            std::fprintf(stderr, "%s: push: warning: the remote image's root was not kept beside %s: %s\n",
+                         inv_.prog.c_str(), store_->path().c_str(), noted.err().message.c_str());
     struct stat st {};
     const std::uint64_t image_bytes = ::stat(image_.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -415,7 +426,9 @@ int push_run::run() {
     fd_holder kept = open_kept(rc);
     if (rc != exit_success) return rc;
     if (kept.get() >= 0) {
+        basis_root_ = read_basis_root(store_->path());
         session_result first = send(kept.get(), false);
+        basis_root_.reset();  // a signature fetched or made below has no root kept
         if (first.bad_signature) {
             warn_dropped("rdelta delta could not read it (" + first.delta.describe() + ")");
         } else if (!first.refused) {

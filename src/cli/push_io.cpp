@@ -38,7 +38,8 @@ bool write_all(int fd, const std::uint8_t* p, std::size_t n) {
     return true;
 }
 
-bool copy_stream(int from, int to, std::uint64_t& counted) {
+bool copy_stream(int from, int to, std::uint64_t& counted, std::vector<std::uint8_t>* tail) {
+    constexpr std::size_t tail_bytes = 64;
     std::vector<std::uint8_t> buf(std::size_t{256} << 10);
     for (;;) {
         const ssize_t got = ::read(from, buf.data(), buf.size());
@@ -46,6 +47,11 @@ bool copy_stream(int from, int to, std::uint64_t& counted) {
         if (got <= 0) return true;
         if (!write_all(to, buf.data(), static_cast<std::size_t>(got))) return false;
         counted += static_cast<std::uint64_t>(got);
+        if (tail) {
+            tail->insert(tail->end(), buf.begin(), buf.begin() + got);
+            if (tail->size() > tail_bytes)
+                tail->erase(tail->begin(), tail->end() - static_cast<std::ptrdiff_t>(tail_bytes));
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace rdelta::cli {
 
@@ -21,8 +22,8 @@ std::string read_all(int fd);
 /// Write all `n` bytes; false when `fd` refused them.
 bool write_all(int fd, const std::uint8_t* p, std::size_t n);
 
-/// Copy `from` to `to` until `from` ends, adding the bytes to `counted`; false
-/// when `to` refused (ssh is gone).
-bool copy_stream(int from, int to, std::uint64_t& counted);
+/// Copy `from` to `to` until `from` ends, adding the bytes to `counted` and keeping
+/// the last bytes in `tail` (a delta's trailer); false when `to` refused (ssh is gone).
+bool copy_stream(int from, int to, std::uint64_t& counted, std::vector<std::uint8_t>* tail = nullptr);
 
 }  // namespace rdelta::cli

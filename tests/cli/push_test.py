@@ -159,6 +159,9 @@ def scenarios(rdelta, work, ssh, direct):
           f"a small delta and no signature on the wire: {s}")
     check(kept_signature_is_images(rdelta, store, image) and not os.path.exists(store + ".next"),
           "the kept signature rotated to the new image's")
+    kept_root = os.path.join(work, ".disk.sig.rdelta-root")
+    check(os.path.exists(kept_root) and content(kept_root).startswith(b"rdelta-root 1 "),
+          "the remote image's root is kept beside the signature")
 
     # ssh killed while the delta streams: the remote image is untouched, nothing rotates.
     old, old_store = content(image), content(store)
@@ -183,6 +186,8 @@ def scenarios(rdelta, work, ssh, direct):
     new = edit(image, rng, 3)
     r, s = p.run(image, dest)
     check(r.returncode == 0 and content(remote) == new, f"the next push catches up, verified ({r.stderr!r}, {s})")
+    # Its delta named the kept signature's image, which the remote no longer is.
+    check(s.get("mode") == "resync", f"the delta for the old image was refused there, then resynced: {s}")
     check(kept_signature_is_images(rdelta, store, image), "and keeps the image's signature")
 
     # The remote holds what the kept signature does not describe (changed there): its
