@@ -80,6 +80,8 @@ enum class recovery_action {
     discarded,    ///< a journal that never became valid (nothing had been written): deleted
     rolled_back,  ///< the file was restored to its state before the patch
     completed,    ///< the patch had committed: its final size was set
+    stale,        ///< a journal of an earlier update of the file (see
+                  ///< in_place_file::journal_binding_of()): not replayed, deleted
 };
 
 /// The outcome of recover_in_place().
@@ -92,7 +94,8 @@ struct recovery_result {
 /// Roll back (or finish) an interrupted in-place patch of `image` from `journal`,
 /// then delete the journal. The journal is validated first: a damaged record (bad
 /// checksum after a valid header) or a journal of another file fails with corrupt
-/// and changes nothing. Safe to run again if it is itself interrupted.
+/// and changes nothing. A journal the file's note does not bind to the file is
+/// stale: deleted, never replayed. Safe to run again if it is itself interrupted.
 result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal);
 
 }  // namespace rdelta

@@ -39,6 +39,10 @@ result<void> recover_first(const invocation& inv, in_place_fd& image, journal_st
     const char* prog = inv.prog.c_str();
     const char* name = image.name().c_str();
     switch (done->action) {
+        case recovery_action::stale:
+            std::fprintf(stderr, "%s: %s: ignoring stale journal %s (it belongs to an earlier update); deleted it\n",
+                         prog, name, journal.name().c_str());
+            break;
         case recovery_action::none:
             if (!quiet_if_none)
                 std::fprintf(stderr, "%s: %s: no interrupted in-place patch or rewrite: nothing to do\n", prog, name);

@@ -21,6 +21,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace rdelta {
 
@@ -151,20 +152,20 @@ std::pair<std::string, std::string> journal_path(const std::string& image_path) 
 
 namespace io_detail {
 
-bool journal_names_file(int journal_fd, const struct stat& st) {
-    bool found = false;
+bool journal_names_file(int journal_fd, int image_fd, const struct stat& st) {
+    std::optional<detail::journal_header> named;
     for (const std::uint64_t at : detail::journal_slot_at) {
-        std::uint8_t bytes[detail::journal_header_size];
+        std::uint8_t bytes[detail::journal_header_size] = {};
+        const ssize_t n = ::pread(journal_fd, bytes, sizeof bytes, static_cast<off_t>(at));
         detail::journal_header h;
-        if (::pread(journal_fd, bytes, sizeof bytes, static_cast<off_t>(at)) == static_cast<ssize_t>(sizeof bytes) &&
-            detail::decode_header(bytes, h) && h.ino != 0 && h.dev == static_cast<std::uint64_t>(st.st_dev) &&
-            h.ino == static_cast<std::uint64_t>(st.st_ino))
-            found = true;
+        if (n == static_cast<ssize_t>(sizeof bytes) && detail::decode_header(bytes, h) && h.ino != 0 &&
+            h.dev == static_cast<std::uint64_t>(st.st_dev) && h.ino == static_cast<std::uint64_t>(st.st_ino))
+            named = h;
     }
-    return found;
+    return named && claim_of_journal(image_fd, st, named->nonce) != journal_claim::stale;
 }
 
-bool journal_of_file(const std::string& journal, const struct stat& st) {
+bool journal_of_file(const std::string& journal, int image_fd, const struct stat& st) {
     const auto [folder, base] = split_path(journal);
     const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0) return false;
@@ -172,7 +173,8 @@ bool journal_of_file(const std::string& journal, const struct stat& st) {
     ::close(dir);
     if (fd < 0) return false;
     struct stat js {};
-    const bool ours = ::fstat(fd, &js) == 0 && untrusted_because(js, st).empty() && journal_names_file(fd, st);
+    const bool ours =
+        ::fstat(fd, &js) == 0 && untrusted_because(js, st).empty() && journal_names_file(fd, image_fd, st);
     ::close(fd);
     return ours;
 }
@@ -188,7 +190,7 @@ namespace {
 std::string marked_journal(int fd, const struct stat& st) {
     const auto marker = io_detail::read_update_marker(fd, st);
     if (!marker || marker->kind != io_detail::update_kind::journal) return "";
-    return io_detail::journal_of_file(marker->path, st) ? marker->path : "";
+    return io_detail::journal_of_file(marker->path, fd, st) ? marker->path : "";
 }
 
 result<std::unique_ptr<journal_storage>> journal_in(int folder, const std::string& folder_name, const std::string& base,
