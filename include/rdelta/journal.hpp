@@ -94,8 +94,9 @@ struct recovery_result {
 /// Roll back (or finish) an interrupted in-place patch of `image` from `journal`,
 /// then delete the journal. The journal is validated first: a damaged record (bad
 /// checksum after a valid header) or a journal of another file fails with corrupt
-/// and changes nothing. A journal the file's note does not bind to the file is
-/// stale: deleted, never replayed. Safe to run again if it is itself interrupted.
+/// and changes nothing, as does a journal whose header is damaged (no valid slot,
+/// yet not blank). A journal the file's note does not bind to the file is stale:
+/// deleted, never replayed. Safe to run again if it is itself interrupted.
 result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal);
 
 }  // namespace rdelta

@@ -45,9 +45,11 @@ error bad_record(const journal_storage& j, std::uint64_t index, std::uint64_t at
     return fail(errc::corrupt, j.name() + text);
 }
 
-// The header slots: the newest valid one, if any became valid.
+// The header slots: the newest valid one, if any became valid, and whether any
+// slot holds a byte at all (the journal is created with its header area zeroed).
 struct header_slots {
     std::optional<detail::journal_header> newest;
+    bool blank = true;
 };
 
 result<header_slots> read_header_slots(journal_storage& j) {
@@ -56,11 +58,22 @@ result<header_slots> read_header_slots(journal_storage& j) {
         std::uint8_t bytes[detail::journal_header_size] = {};
         auto r = j.read(at, bytes);
         if (!r) return std::move(r).err();
+        if (std::any_of(bytes, bytes + *r, [](std::uint8_t b) { return b != 0; })) slots.blank = false;
         detail::journal_header h;
         if (*r == sizeof bytes && detail::decode_header(bytes, h) && (!slots.newest || h.seq > slots.newest->seq))
             slots.newest = h;
     }
     return slots;
+}
+
+// No slot is valid, yet one was written: the header was damaged after it was
+// synced (it is synced before the image is written), so the file may be part old,
+// part new and nothing says which parts. Only a person can tell.
+error damaged_header(const journal_storage& j) {
+    return fail(errc::corrupt, j.name() +
+                                   ": the journal's header is damaged: the file it journals may be part old, part new; "
+                                   "nothing was changed: keep both and restore the file from a copy, or delete the "
+                                   "journal if no patch of the file was running");
 }
 
 result<std::vector<record_ref>> validate(journal_storage& j, const detail::journal_header& h) {
@@ -119,6 +132,7 @@ result<recovery_result> recover(in_place_file& image, journal_storage& journal) 
     if (!journal.exists()) return done;
     auto slots = read_header_slots(journal);
     if (!slots) return std::move(slots).err();
+    if (!slots->newest && !slots->blank) return damaged_header(journal);
     if (!slots->newest) {  // never became valid: the image was not touched
         image.clear_journal_mark();
         if (auto r = journal.remove(); !r) return std::move(r).err();

@@ -414,6 +414,17 @@ TEST_CASE("journal: damaged journals change nothing; one never made valid is dro
         CHECK(r->action == recovery_action::rolled_back);
         CHECK(file.bytes_ == c.basis);
     }
+    SUBCASE("a damaged header (both slots written, neither valid) is refused, not discarded") {
+        j.current[60] ^= 0x01;
+        j.current[512 + 60] ^= 0x01;
+        auto r = recover_in_place(file, j);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.err().code == errc::corrupt);
+        CHECK(r.err().message.find("header is damaged") != std::string::npos);
+        CHECK(file.same(mid));
+        CHECK(j.present);
+        CHECK(j.current.size() == hot.size());
+    }
     SUBCASE("the note carries the journal's nonce: rolled back") {
         file.keeps_notes = true;
         auto r = recover_in_place(file, j);
