@@ -36,6 +36,11 @@ public:
     virtual result<void> sync_folder() = 0;
     /// Delete it, durably.
     virtual result<void> remove() = 0;
+    /// Whether remove() found the journal's name no longer leading to the journal
+    /// it had open (moved away or replaced meanwhile) and so deleted nothing: the
+    /// journal, wherever it went, is stale (a later recovery ignores it), and what
+    /// is under the name now is not this run's to delete.
+    virtual bool moved_away() const { return false; }
     /// For messages.
     virtual const std::string& name() const = 0;
 };

@@ -95,10 +95,12 @@ public:
                           ::fstatat(folder_, base_.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
                           mine.st_dev == now.st_dev && mine.st_ino == now.st_ino;
         close_fd();
+        moved_away_ = !same;
         if (same && ::unlinkat(folder_, base_.c_str(), 0) != 0 && errno != ENOENT)
             return io_fail(path_, "cannot delete the journal", errno);
         return sync_folder();
     }
+    bool moved_away() const override { return moved_away_; }
     const std::string& name() const override { return path_; }
 
 private:
@@ -123,6 +125,7 @@ private:
     }
 
     int fd_ = -1;
+    bool moved_away_ = false;
 };
 
 std::string journal_name(const std::string& base) {
