@@ -567,6 +567,32 @@ def damaged_header(tool, work, rng):
     remove(journal_of(img))
 
 
+def killed_before_journal_deleted(tool, work, rng):
+    """A patch killed after it dropped the image's note but before it deleted the
+    journal (committed, the image whole) leaves a stale journal: the image reads,
+    and recover deletes the journal without replaying it."""
+    if not shutil.which("strace"):
+        print("killed_before_journal_deleted: skipped (no strace)")
+        return
+    versions, paths = nightly_files(work, rng, 1)
+    delta = os.path.join(work, "late.delta")
+    make_delta(tool, paths[0], paths[1], delta)
+    img = os.path.join(work, "late.img")
+    shutil.copyfile(paths[0], img)
+    r = subprocess.run(["strace", "-f", "-o", "/dev/null", "-e", "inject=unlinkat:error=EIO:signal=KILL:when=1",
+                        tool.rdelta, "patch", "--in-place", img, delta], capture_output=True, text=True)
+    check(r.returncode != 0 and os.path.exists(journal_of(img)) and note_of(img) is None
+          and content(img) == versions[1],
+          f"killed at the journal's unlinkat: the image is new, without its note, the journal left ({r.returncode})")
+    sig = os.path.join(work, "late.sig")
+    r = tool.run("signature", img, sig)
+    check(r.returncode == 0, f"the image reads beside its stale journal ({r.stderr.strip()!r})")
+    r = tool.run("recover", img)
+    check(r.returncode == 0 and "stale journal" in r.stderr and content(img) == versions[1]
+          and not os.path.exists(journal_of(img)),
+          f"recover deletes the stale journal, the image stays new ({r.returncode}, {r.stderr.strip()!r})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
@@ -589,6 +615,7 @@ def main():
         killed_after_rewrite_copy(tool, work, rng)
         record_past_end(tool, work, rng)
         damaged_header(tool, work, rng)
+        killed_before_journal_deleted(tool, work, rng)
     return summary()
 
 
