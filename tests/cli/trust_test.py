@@ -3,125 +3,25 @@
 unprivileged attacker (uid nobody, when run as root) and a careless operator would:
 forged journals and staging files, a name swapped for a symlink while root works,
 running out of memory in the middle of a patch, a delta without checksum trailer
-applied twice, and what a full disk or a kill leaves behind.
+applied twice, and what a full disk or a kill leaves behind; journals of an
+earlier update put back, and damaged journal headers (stale_journals.py).
 Usage: trust_test.py --rdelta PATH. Prints 'N passed, M failed'."""
 import argparse
 import ctypes
 import os
 import pwd
 import random
-import resource
 import shutil
-import signal
 import stat
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
+from journal_forge import (COMMITTED, MiB, Tool, as_user, content, journal_bytes, journal_of, make_delta, note_of,
+                           remove, set_note)
+from stale_journals import damaged_header, killed_before_journal_deleted, replayed_journal
 from tally import check, summary
-
-MiB = 1 << 20
-JOURNAL_MAGIC, HOT, COMMITTED, DATA = 0x72646A6E, 1, 2, 1
-
-_xxhash = ctypes.CDLL("libxxhash.so.0")
-_xxh3 = _xxhash.XXH3_64bits_withSeed
-_xxh3.restype = ctypes.c_uint64
-_xxh3.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint64]
-
-
-def xxh3(data, seed=0):
-    return _xxh3(bytes(data), len(data), seed)
-
-
-def journal_bytes(st, records, state=HOT, old_size=None, new_size=None, ino=None, nonce=0x1234):
-    """A journal written by hand from docs/format.md: records are (pos, data)."""
-    body = bytearray()
-    for index, (pos, data) in enumerate(records):
-        head = struct.pack(">IIQQQ", DATA, 0, pos, len(data), index)
-        body += head + struct.pack(">Q", xxh3(head + data, nonce)) + data
-    old = st.st_size if old_size is None else old_size
-    header = struct.pack(">IIQI4xQQQQQQQ", JOURNAL_MAGIC, 1, 1, state, nonce, st.st_dev,
-                         st.st_ino if ino is None else ino, old, old if new_size is None else new_size,
-                         4096 + len(body), len(records))
-    header += struct.pack(">Q", xxh3(header))
-    out = bytearray(4096)
-    out[0:88] = header
-    out[512:600] = header
-    return bytes(out + body)
-
-
-def set_note(image, nonce=0x1234, journal=None):
-    """The note an in-place patch sets on its image (docs/format.md): it binds the
-    image to the journal with this nonce, and recovery replays no other one."""
-    st = os.stat(image)
-    value = f"2 journal {st.st_dev} {st.st_ino} {nonce:016x} {journal or journal_of(os.path.abspath(image))}"
-    os.setxattr(image, "user.rdelta.unfinished", value.encode())
-
-
-def journal_of(image):
-    d, b = os.path.split(image)
-    return os.path.join(d, "." + b + ".rdelta-journal")
-
-
-def remove(path):
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def content(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def note_of(path):
-    try:
-        return os.getxattr(path, "user.rdelta.unfinished", follow_symlinks=False)
-    except OSError:
-        return None
-
-
-class Tool:
-    def __init__(self, rdelta):
-        self.rdelta = rdelta
-
-    def run(self, *args, user=None, limit_kib=None, timeout=120):
-        def preexec():
-            if limit_kib:
-                resource.setrlimit(resource.RLIMIT_AS, (limit_kib * 1024, limit_kib * 1024))
-            if user:
-                os.setgid(user.pw_gid)
-                os.setuid(user.pw_uid)
-        return subprocess.run([self.rdelta, *args], capture_output=True, text=True, timeout=timeout,
-                              preexec_fn=preexec if (user or limit_kib) else None)
-
-
-def as_user(user, fn):
-    """Run fn() in a child process with the user's ids (the attacker's actions)."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-            fn()
-            os._exit(0)
-        except BaseException as e:  # noqa: BLE001 - report and leave the child
-            print("attacker step failed:", e, file=sys.stderr)
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
-
-
-def make_delta(tool, old, new, delta, *extra):
-    sig = delta + ".sig"
-    r = tool.run("signature", "-f", old, sig)
-    assert r.returncode == 0, r.stderr
-    r = tool.run("delta", "-f", *extra, sig, new, delta)
-    assert r.returncode == 0, r.stderr
-    os.unlink(sig)
 
 
 def forged_journals(tool, work, rng, nobody):
@@ -405,194 +305,6 @@ def record_past_end(tool, work, rng):
     remove(journal_of(img))
 
 
-def stopped(pid, timeout=60):
-    """Wait until the process `pid` is stopped (SIGSTOP); False if it ended or timed out."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            return False
-        if fields[0] in ("T", "t"):
-            return True
-        if fields[0] == "Z":
-            return False
-        time.sleep(0.01)
-    return False
-
-
-def patch_while_moved(tool, img, delta, move):
-    """`patch --in-place IMAGE DELTA`, stopped after its second journal batch while
-    move() runs: the CompletedProcess-like (returncode, stderr)."""
-    env = dict(os.environ, RDELTA_INPLACE_BATCH_BYTES="4096", RDELTA_TEST_STOP_AFTER_BATCH="2")
-    p = subprocess.Popen([tool.rdelta, "patch", "--in-place", img, delta], env=env, stderr=subprocess.PIPE, text=True)
-    try:
-        if not check(stopped(p.pid), "the patch stops after batch 2 (test hook)"):
-            p.kill()
-        else:
-            move()
-            os.kill(p.pid, signal.SIGCONT)
-        _, err = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    return p.returncode, err
-
-
-def nightly_files(work, rng, n):
-    """An image's content over n + 1 nights (a few regions change, and it grows, each
-    night: a journal of an earlier night, finished, would cut it)."""
-    versions = [bytearray(rng.randbytes(2 * MiB))]
-    for _ in range(n):
-        v = bytearray(versions[-1])
-        for _ in range(8):
-            pos = rng.randrange(len(v) - 20000)
-            v[pos:pos + 16384] = rng.randbytes(16384)
-        versions.append(v + rng.randbytes(100000))
-    paths = []
-    for k, v in enumerate(versions):
-        paths.append(os.path.join(work, f"night{k}"))
-        with open(paths[-1], "wb") as f:
-            f.write(v)
-    return [bytes(v) for v in versions], paths
-
-
-def replayed_journal(tool, work, rng, nobody):
-    """In a folder nobody owns, nobody captures root's journal during a patch (a copy
-    while it is hot, and the file itself, moved away: the run commits into it) and
-    puts them back nights later: the run that lost it says so, and neither recover
-    nor the next patch replays them (the image's note binds it to one update); nor
-    do they make the image refused as an input."""
-    home = os.path.join(work, "nightly")
-    os.mkdir(home)
-    os.chown(home, nobody.pw_uid, nobody.pw_gid)
-    versions, paths = nightly_files(work, rng, 3)
-    deltas = []
-    for k in range(3):
-        deltas.append(os.path.join(work, f"night{k}.delta"))
-        make_delta(tool, paths[k], paths[k + 1], deltas[-1])
-    img = os.path.join(home, "disk.img")
-    shutil.copyfile(paths[0], img)
-    journal = journal_of(img)
-    stash, hot = os.path.join(home, "stash"), os.path.join(home, "hot")
-
-    def capture():
-        shutil.copy2(journal, hot)  # a copy of the hot journal, root's and 0600 like it
-        as_user(nobody, lambda: os.rename(journal, stash))
-
-    # Night 1: nobody copies and renames the journal away while root's patch is stopped.
-    rc, err = patch_while_moved(tool, img, deltas[0], capture)
-    check(rc == 0 and content(img) == versions[1], f"night 1 patches (exit {rc}, {err.strip()!r})")
-    check("was moved or replaced during the patch" in err and journal in err,
-          f"night 1 says its journal's name was moved ({err.strip()!r})")
-    check(os.path.exists(stash) and os.stat(stash).st_uid == 0 and not os.path.exists(journal),
-          "the moved journal is root's (the run committed into it), and nothing is under its name")
-    r = tool.run("patch", "--in-place", img, deltas[1])
-    check(r.returncode == 0 and content(img) == versions[2], f"night 2 patches ({r.stderr.strip()!r})")
-
-    # Put back: night 1's hot journal would write night 0's bytes back.
-    check(as_user(nobody, lambda: os.rename(hot, journal)), "nobody puts the hot copy back")
-    sig = os.path.join(work, "nightly.sig")
-    r = tool.run("signature", img, sig)
-    check(r.returncode == 0, f"a stale journal does not make the image refused as an input ({r.stderr.strip()!r})")
-    r = tool.run("recover", img)
-    check(r.returncode == 0 and "stale journal" in r.stderr and journal in r.stderr and content(img) == versions[2],
-          f"recover ignores the stale journal: image unchanged (exit {r.returncode}, {r.stderr.strip()!r})")
-    check(not os.path.exists(journal), "the stale journal (root's) is deleted")
-    # The committed one would cut night 2's image to night 1's size.
-    check(as_user(nobody, lambda: os.rename(stash, journal)), "nobody puts the moved journal back")
-    r = tool.run("patch", "--in-place", img, deltas[2])
-    check(r.returncode == 0 and "stale journal" in r.stderr and content(img) == versions[3],
-          f"patch --in-place ignores it and patches (exit {r.returncode}, {r.stderr.strip()!r})")
-    check(not os.path.exists(journal), "and deletes it")
-
-    # Replaced: nobody's own file under the name at the end of the run is left alone.
-    shutil.copyfile(paths[0], img)
-
-    def replace():
-        os.rename(journal, stash)
-        with open(journal, "wb") as f:
-            f.write(b"nobody's")
-    rc, err = patch_while_moved(tool, img, deltas[0], lambda: as_user(nobody, replace))
-    check(rc == 0 and content(img) == versions[1] and "was moved or replaced" in err,
-          f"a journal replaced during the patch is reported (exit {rc}, {err.strip()!r})")
-    check(content(journal) == b"nobody's", "nobody's file under the journal's name is not deleted")
-    remove(journal)
-    remove(stash)
-
-    # A committed journal of an update that is not the image's: never cuts it.
-    st = os.stat(img)
-    with open(journal, "wb") as f:
-        f.write(journal_bytes(st, [], state=COMMITTED, new_size=0))
-    os.chmod(journal, 0o600)
-    r = tool.run("recover", img)
-    check(r.returncode == 0 and "stale journal" in r.stderr and content(img) == versions[1],
-          f"a committed journal without the image's note does not truncate it ({r.returncode}, {r.stderr.strip()!r})")
-    set_note(img, nonce=0x99)
-    with open(journal, "wb") as f:
-        f.write(journal_bytes(st, [], state=COMMITTED, new_size=0))
-    r = tool.run("recover", img)
-    check(r.returncode == 0 and "stale journal" in r.stderr and content(img) == versions[1]
-          and not os.path.exists(journal),
-          f"nor one whose nonce is not the note's ({r.returncode}, {r.stderr.strip()!r})")
-    remove(journal)
-
-
-def damaged_header(tool, work, rng):
-    """A journal whose header slots are written but fail their checksum is refused
-    with 106: neither discarded nor applied, the image left as it is."""
-    img = os.path.join(work, "hdr.img")
-    data = rng.randbytes(MiB)
-    with open(img, "wb") as f:
-        f.write(data)
-    with open(img + ".new", "wb") as f:
-        f.write(rng.randbytes(MiB))
-    delta = os.path.join(work, "hdr.delta")
-    make_delta(tool, img, img + ".new", delta)
-    st = os.stat(img)
-    forged = bytearray(journal_bytes(st, [(0, rng.randbytes(4096))]))
-    forged[80] ^= 1  # slot A's checksum
-    forged[512 + 80] ^= 1  # slot B's
-    with open(journal_of(img), "wb") as f:
-        f.write(forged)
-    set_note(img)
-    for args in (("recover", img), ("patch", "--in-place", img, delta)):
-        r = tool.run(*args)
-        check(r.returncode == 106 and "header is damaged" in r.stderr and journal_of(img) in r.stderr,
-              f"{args[0]}: a damaged header is refused with 106 (exit {r.returncode}, {r.stderr.strip()!r})")
-        check(content(img) == data and content(journal_of(img)) == bytes(forged),
-              f"{args[0]}: the image and the journal are left exactly as they were")
-    remove(journal_of(img))
-
-
-def killed_before_journal_deleted(tool, work, rng):
-    """A patch killed after it dropped the image's note but before it deleted the
-    journal (committed, the image whole) leaves a stale journal: the image reads,
-    and recover deletes the journal without replaying it."""
-    if not shutil.which("strace"):
-        print("killed_before_journal_deleted: skipped (no strace)")
-        return
-    versions, paths = nightly_files(work, rng, 1)
-    delta = os.path.join(work, "late.delta")
-    make_delta(tool, paths[0], paths[1], delta)
-    img = os.path.join(work, "late.img")
-    shutil.copyfile(paths[0], img)
-    r = subprocess.run(["strace", "-f", "-o", "/dev/null", "-e", "inject=unlinkat:error=EIO:signal=KILL:when=1",
-                        tool.rdelta, "patch", "--in-place", img, delta], capture_output=True, text=True)
-    check(r.returncode != 0 and os.path.exists(journal_of(img)) and note_of(img) is None
-          and content(img) == versions[1],
-          f"killed at the journal's unlinkat: the image is new, without its note, the journal left ({r.returncode})")
-    sig = os.path.join(work, "late.sig")
-    r = tool.run("signature", img, sig)
-    check(r.returncode == 0, f"the image reads beside its stale journal ({r.stderr.strip()!r})")
-    r = tool.run("recover", img)
-    check(r.returncode == 0 and "stale journal" in r.stderr and content(img) == versions[1]
-          and not os.path.exists(journal_of(img)),
-          f"recover deletes the stale journal, the image stays new ({r.returncode}, {r.stderr.strip()!r})")
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
@@ -608,7 +320,7 @@ def main():
             symlink_race(tool, work, rng, nobody)
             replayed_journal(tool, work, rng, nobody)
         else:
-            print("forged journals and the symlink race: skipped (they need root and uid nobody)")
+            print("forged journals, the symlink race, replayed journals: skipped (they need root and uid nobody)")
         out_of_memory(tool, work, rng, rdelta)
         applied_twice(tool, work, rng)
         leftovers(tool, work, rng)
