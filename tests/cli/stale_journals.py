@@ -165,6 +165,10 @@ def damaged_header(tool, work, rng):
     with open(journal_of(img), "wb") as f:
         f.write(forged)
     set_note(img)
+    sig = os.path.join(work, "hdr.sig")
+    r = tool.run("signature", img, sig)
+    check(r.returncode == 100 and journal_of(img) in r.stderr and not os.path.exists(sig),
+          f"the image beside a damaged journal is refused as an input ({r.returncode}, {r.stderr.strip()!r})")
     for args in (("recover", img), ("patch", "--in-place", img, delta)):
         r = tool.run(*args)
         check(r.returncode == 106 and "header is damaged" in r.stderr and journal_of(img) in r.stderr,
