@@ -155,36 +155,24 @@ std::pair<std::string, std::string> journal_path(const std::string& image_path) 
 
 namespace io_detail {
 
-namespace {
-
-// Whether any header slot is valid, for whatever file.
-bool header_valid(int journal_fd) {
-    for (const std::uint64_t at : detail::journal_slot_at) {
-        std::uint8_t bytes[detail::journal_header_size];
-        detail::journal_header h;
-        if (::pread(journal_fd, bytes, sizeof bytes, static_cast<off_t>(at)) == static_cast<ssize_t>(sizeof bytes) &&
-            detail::decode_header(bytes, h))
-            return true;
-    }
-    return false;
-}
-
-}  // namespace
-
 bool journal_names_file(int journal_fd, int image_fd, const struct stat& st) {
-    bool blank = true;
+    bool blank = true, valid = false;
     std::optional<detail::journal_header> named;
     for (const std::uint64_t at : detail::journal_slot_at) {
         std::uint8_t bytes[detail::journal_header_size] = {};
         const ssize_t n = ::pread(journal_fd, bytes, sizeof bytes, static_cast<off_t>(at));
         if (n > 0 && std::any_of(bytes, bytes + n, [](std::uint8_t b) { return b != 0; })) blank = false;
         detail::journal_header h;
-        if (n == static_cast<ssize_t>(sizeof bytes) && detail::decode_header(bytes, h) && h.ino != 0 &&
-            h.dev == static_cast<std::uint64_t>(st.st_dev) && h.ino == static_cast<std::uint64_t>(st.st_ino))
+        if (n != static_cast<ssize_t>(sizeof bytes) || !detail::decode_header(bytes, h)) continue;
+        valid = true;
+        if (h.ino != 0 && h.dev == static_cast<std::uint64_t>(st.st_dev) &&
+            h.ino == static_cast<std::uint64_t>(st.st_ino))
             named = h;
     }
     if (named) return claim_of_journal(image_fd, st, named->nonce) != journal_claim::stale;
-    return !blank && !header_valid(journal_fd);
+    // Written, yet no slot valid: the header was damaged and recovery refuses it,
+    // since the file may be part old, part new.
+    return !blank && !valid;
 }
 
 bool journal_of_file(const std::string& journal, int image_fd, const struct stat& st) {
