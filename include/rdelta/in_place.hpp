@@ -66,10 +66,20 @@ public:
     /// restore it: from before its first byte is overwritten until it is whole
     /// again, when clear_journal_mark() is called. A reader reaching the file under
     /// another name (renamed after a crash, another hard link) then sees that it is
-    /// half patched. An empty `journal`: the patch keeps none (nothing can restore
-    /// the file if it is interrupted). The default keeps no note.
-    virtual void mark_journaled(const std::string& /*journal*/) {}
+    /// half patched. The note carries `nonce`, the journal header's, so that only
+    /// that journal is ever replayed into the file (journal_binding_of()). An empty
+    /// `journal`: the patch keeps none (nothing can restore the file if it is
+    /// interrupted). Fails when the note cannot be kept where the file could keep
+    /// one: a journal would then look stale to recovery. The default keeps no note.
+    virtual result<void> mark_journaled(const std::string& /*journal*/, std::uint64_t /*nonce*/) { return {}; }
     virtual void clear_journal_mark() {}
+    /// Whether the file's note binds it to the journal whose header carries `nonce`:
+    /// bound (recovery may replay it), stale (no note, or one for another update:
+    /// a journal left by an update that had finished, or put back later under the
+    /// name; never replayed), or unknown (the file keeps no note: the journal's
+    /// name and header alone decide). The default: unknown.
+    enum class journal_binding { bound, stale, unknown };
+    virtual journal_binding journal_binding_of(std::uint64_t /*nonce*/) { return journal_binding::unknown; }
 
     /// Whether remember_applied() can keep its record on this file.
     virtual bool can_remember_applied() { return false; }

@@ -44,8 +44,10 @@ public:
     std::pair<std::int64_t, std::int64_t> change_time() override;
     /// An extended attribute, `user.rdelta.unfinished` (nothing where the file
     /// system keeps none).
-    void mark_journaled(const std::string& journal) override;
+    /// (none, and no failure, where the file system keeps none).
+    result<void> mark_journaled(const std::string& journal, std::uint64_t nonce) override;
     void clear_journal_mark() override;
+    journal_binding journal_binding_of(std::uint64_t nonce) override;
     /// The extended attribute `user.rdelta.applied`; where the file system keeps
     /// no user attributes, can_remember_applied() is false.
     bool can_remember_applied() override;

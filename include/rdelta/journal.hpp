@@ -36,6 +36,11 @@ public:
     virtual result<void> sync_folder() = 0;
     /// Delete it, durably.
     virtual result<void> remove() = 0;
+    /// Whether remove() found the journal's name no longer leading to the journal
+    /// it had open (moved away or replaced meanwhile) and so deleted nothing: the
+    /// journal, wherever it went, is stale (a later recovery ignores it), and what
+    /// is under the name now is not this run's to delete.
+    virtual bool moved_away() const { return false; }
     /// For messages.
     virtual const std::string& name() const = 0;
 };
@@ -80,6 +85,8 @@ enum class recovery_action {
     discarded,    ///< a journal that never became valid (nothing had been written): deleted
     rolled_back,  ///< the file was restored to its state before the patch
     completed,    ///< the patch had committed: its final size was set
+    stale,        ///< a journal of an earlier update of the file (see
+                  ///< in_place_file::journal_binding_of()): not replayed, deleted
 };
 
 /// The outcome of recover_in_place().
@@ -92,7 +99,9 @@ struct recovery_result {
 /// Roll back (or finish) an interrupted in-place patch of `image` from `journal`,
 /// then delete the journal. The journal is validated first: a damaged record (bad
 /// checksum after a valid header) or a journal of another file fails with corrupt
-/// and changes nothing. Safe to run again if it is itself interrupted.
+/// and changes nothing, as does a journal whose header is damaged (no valid slot,
+/// yet not blank). A journal the file's note does not bind to the file is stale:
+/// deleted, never replayed. Safe to run again if it is itself interrupted.
 result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal);
 
 }  // namespace rdelta

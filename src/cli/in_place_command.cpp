@@ -32,13 +32,29 @@ std::string file_arg(const request& req, std::size_t i) {
     return i < req.files.size() ? req.files[i] : "-";
 }
 
+// A journal whose name was moved or replaced while this run had it open was not
+// deleted: say so, since whoever moved it may put it back later (it is stale then,
+// and recovery ignores it, but a person should know it is around).
+void warn_if_moved(const invocation& inv, const journal_storage& journal) {
+    if (journal.moved_away())
+        std::fprintf(stderr,
+                     "%s: warning: %s was moved or replaced during the patch: the file under that name now is not "
+                     "ours to delete, and the journal moved away is stale\n",
+                     inv.prog.c_str(), journal.name().c_str());
+}
+
 // Roll back what an interrupted run left, saying so.
 result<void> recover_first(const invocation& inv, in_place_fd& image, journal_storage& journal, bool quiet_if_none) {
     auto done = recover_in_place(image, journal);
+    warn_if_moved(inv, journal);
     if (!done) return std::move(done).err();
     const char* prog = inv.prog.c_str();
     const char* name = image.name().c_str();
     switch (done->action) {
+        case recovery_action::stale:
+            std::fprintf(stderr, "%s: %s: ignoring stale journal %s (it belongs to an earlier update); deleted it\n",
+                         prog, name, journal.name().c_str());
+            break;
         case recovery_action::none:
             if (!quiet_if_none)
                 std::fprintf(stderr, "%s: %s: no interrupted in-place patch or rewrite: nothing to do\n", prog, name);
@@ -140,6 +156,13 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
             if (batch == n) std::raise(SIGKILL);
         };
     }
+    // Stopped after batch N (SIGSTOP) until continued: the journal can be moved meanwhile.
+    if (const char* k = std::getenv("RDELTA_TEST_STOP_AFTER_BATCH")) {
+        const std::uint64_t n = std::strtoull(k, nullptr, 10);
+        options.after_batch = [n](std::uint64_t batch) {
+            if (batch == n) std::raise(SIGSTOP);
+        };
+    }
 #endif
     {
         auto probe = (*opener)();  // the name errors give the delta
@@ -147,6 +170,7 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
         options.patch.delta_name = (*probe)->name();
     }
     auto done = patch_in_place(*opener, *image, options);
+    warn_if_moved(inv, **journal);
     // The summary counts what the progress line counted: the delta read.
     if (meter) done ? meter->summary(done->job.in_bytes) : meter->finish();
     if (!done) return report(inv, done.err());

@@ -35,11 +35,13 @@ bool hole_or_past_end(int fd, std::uint64_t pos, std::uint64_t len);
 std::pair<std::string, std::string> journal_path(const std::string& image_path);
 
 /// Whether the journal file `journal` is one rdelta could have made for the file
-/// with status `st` (see trusted_file.hpp) and has a valid header that names that
-/// file (device and inode): a journal this file's patch made valid.
-bool journal_of_file(const std::string& journal, const struct stat& st);
-/// Whether the open journal `journal_fd` has a valid header naming that file.
-bool journal_names_file(int journal_fd, const struct stat& st);
+/// open as `image_fd` with status `st` (see trusted_file.hpp) and counts for it:
+/// a valid header names that file (device and inode) and the file's note does not
+/// say it is a stale one (update_marker.hpp), or its header was written but is
+/// damaged (recovery refuses it: the file may be torn).
+bool journal_of_file(const std::string& journal, int image_fd, const struct stat& st);
+/// The same for the open journal `journal_fd`, whoever made it.
+bool journal_names_file(int journal_fd, int image_fd, const struct stat& st);
 
 /// The temporary output being written, removed by the cleanup signal handlers
 /// (one at a time; async-signal-safe).

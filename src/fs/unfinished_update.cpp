@@ -53,9 +53,9 @@ result<void> refuse_unfinished_update(int fd, const std::string& path, const str
     std::string journal = journal_path(path).second;
     struct stat js {};
     bool journaled = ::lstat(journal.c_str(), &js) == 0 && trusted_owner(js.st_uid, st) &&
-                     (held_by_a_run(fd) || journal_of_file(journal, st));
+                     (held_by_a_run(fd) || journal_of_file(journal, fd, st));
     if (!journaled && marker && marker->kind == update_kind::journal &&
-        (held_by_a_run(fd) || journal_of_file(marker->path, st)))
+        (held_by_a_run(fd) || journal_of_file(marker->path, fd, st)))
         journal = marker->path, journaled = true;
     std::string staging;
     if (marker && marker->kind == update_kind::rewrite && !journaled) staging = marker->path;

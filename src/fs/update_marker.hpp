@@ -24,14 +24,19 @@ enum class update_kind { journal, rewrite, unjournaled };
 struct update_marker {
     update_kind kind = update_kind::journal;
     std::string path;  ///< the journal or staging file (absolute); empty when unjournaled
+    /// The nonce of the journal's header (a version 2 note); none in a version 1
+    /// note, which earlier versions wrote.
+    std::optional<std::uint64_t> nonce;
 };
 
 /// Note on the file open as `fd` (device `dev`, inode `ino`) that `path` holds
-/// what can restore or finish it. With `durable`, the note is on disk (fsync)
-/// before this returns, so it is there after a power loss during the update.
-/// Best effort: false where the file system keeps no such attributes.
-bool set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind kind, const std::string& path,
-                       bool durable);
+/// what can restore or finish it; a journal's note also carries the `nonce` of its
+/// header, binding the note to that one journal. With `durable`, the note is on
+/// disk (fsync) before this returns, so it is there after a power loss during the
+/// update. 0, or the errno of the failure (ENOTSUP where the file system keeps no
+/// such attributes).
+int set_update_marker(int fd, std::uint64_t dev, std::uint64_t ino, update_kind kind, const std::string& path,
+                      bool durable, std::uint64_t nonce = 0);
 
 /// Tag the staging file open as `staging_fd` as the one for the file with device
 /// `dev` and inode `ino`: a note names a staging file by path, and only a staging
@@ -55,5 +60,14 @@ void clear_update_marker(int fd);
 /// none); a staging file must carry the tag of tag_staging_file() for this inode.
 std::optional<update_marker> read_update_marker(int fd, const struct stat& st);
 std::optional<update_marker> read_update_marker(const std::string& path, const struct stat& st);
+
+/// Whether the journal whose header carries `nonce` is the one of the update the
+/// file open as `fd` (status `st`) is in: current when its note names a journal
+/// with that nonce (or is a version 1 note, which carries none), stale when the
+/// file has no note or one for another update (the journal was left by an update
+/// that finished, or was put back under the name), unknown when the note cannot be
+/// read (no user attributes on this file system): then only the name says.
+enum class journal_claim { current, stale, unknown };
+journal_claim claim_of_journal(int fd, const struct stat& st, std::uint64_t nonce);
 
 }  // namespace rdelta::io_detail

@@ -73,9 +73,23 @@ result<void> in_place_fd::lock() {
     return io_fail(s_->name_, "cannot lock", errno);
 }
 
-void in_place_fd::mark_journaled(const std::string& journal) {
+result<void> in_place_fd::mark_journaled(const std::string& journal, std::uint64_t nonce) {
     const auto kind = journal.empty() ? io_detail::update_kind::unjournaled : io_detail::update_kind::journal;
-    (void)io_detail::set_update_marker(s_->fd_, s_->dev_, s_->ino_, kind, journal, true);
+    const int e = io_detail::set_update_marker(s_->fd_, s_->dev_, s_->ino_, kind, journal, true, nonce);
+    // Without attributes the journal's name alone finds it, as it always did; a
+    // file system that has them but refused this one (full, quota) would leave a
+    // journal that recovery takes for stale, so nothing is written then.
+    if (e == 0 || e == ENOTSUP) return {};
+    return io_fail(s_->name_, "cannot note on it which journal restores it", e);
+}
+
+in_place_file::journal_binding in_place_fd::journal_binding_of(std::uint64_t nonce) {
+    switch (io_detail::claim_of_journal(s_->fd_, s_->st_, nonce)) {
+        case io_detail::journal_claim::current: return journal_binding::bound;
+        case io_detail::journal_claim::stale: return journal_binding::stale;
+        case io_detail::journal_claim::unknown: break;
+    }
+    return journal_binding::unknown;
 }
 
 void in_place_fd::clear_journal_mark() {

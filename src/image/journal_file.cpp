@@ -21,6 +21,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace rdelta {
 
@@ -94,10 +95,12 @@ public:
                           ::fstatat(folder_, base_.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
                           mine.st_dev == now.st_dev && mine.st_ino == now.st_ino;
         close_fd();
+        moved_away_ = !same;
         if (same && ::unlinkat(folder_, base_.c_str(), 0) != 0 && errno != ENOENT)
             return io_fail(path_, "cannot delete the journal", errno);
         return sync_folder();
     }
+    bool moved_away() const override { return moved_away_; }
     const std::string& name() const override { return path_; }
 
 private:
@@ -122,6 +125,7 @@ private:
     }
 
     int fd_ = -1;
+    bool moved_away_ = false;
 };
 
 std::string journal_name(const std::string& base) {
@@ -151,20 +155,27 @@ std::pair<std::string, std::string> journal_path(const std::string& image_path) 
 
 namespace io_detail {
 
-bool journal_names_file(int journal_fd, const struct stat& st) {
-    bool found = false;
+bool journal_names_file(int journal_fd, int image_fd, const struct stat& st) {
+    bool blank = true, valid = false;
+    std::optional<detail::journal_header> named;
     for (const std::uint64_t at : detail::journal_slot_at) {
-        std::uint8_t bytes[detail::journal_header_size];
+        std::uint8_t bytes[detail::journal_header_size] = {};
+        const ssize_t n = ::pread(journal_fd, bytes, sizeof bytes, static_cast<off_t>(at));
+        if (n > 0 && std::any_of(bytes, bytes + n, [](std::uint8_t b) { return b != 0; })) blank = false;
         detail::journal_header h;
-        if (::pread(journal_fd, bytes, sizeof bytes, static_cast<off_t>(at)) == static_cast<ssize_t>(sizeof bytes) &&
-            detail::decode_header(bytes, h) && h.ino != 0 && h.dev == static_cast<std::uint64_t>(st.st_dev) &&
+        if (n != static_cast<ssize_t>(sizeof bytes) || !detail::decode_header(bytes, h)) continue;
+        valid = true;
+        if (h.ino != 0 && h.dev == static_cast<std::uint64_t>(st.st_dev) &&
             h.ino == static_cast<std::uint64_t>(st.st_ino))
-            found = true;
+            named = h;
     }
-    return found;
+    if (named) return claim_of_journal(image_fd, st, named->nonce) != journal_claim::stale;
+    // Written, yet no slot valid: the header was damaged and recovery refuses it,
+    // since the file may be part old, part new.
+    return !blank && !valid;
 }
 
-bool journal_of_file(const std::string& journal, const struct stat& st) {
+bool journal_of_file(const std::string& journal, int image_fd, const struct stat& st) {
     const auto [folder, base] = split_path(journal);
     const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0) return false;
@@ -172,7 +183,8 @@ bool journal_of_file(const std::string& journal, const struct stat& st) {
     ::close(dir);
     if (fd < 0) return false;
     struct stat js {};
-    const bool ours = ::fstat(fd, &js) == 0 && untrusted_because(js, st).empty() && journal_names_file(fd, st);
+    const bool ours =
+        ::fstat(fd, &js) == 0 && untrusted_because(js, st).empty() && journal_names_file(fd, image_fd, st);
     ::close(fd);
     return ours;
 }
@@ -188,7 +200,7 @@ namespace {
 std::string marked_journal(int fd, const struct stat& st) {
     const auto marker = io_detail::read_update_marker(fd, st);
     if (!marker || marker->kind != io_detail::update_kind::journal) return "";
-    return io_detail::journal_of_file(marker->path, st) ? marker->path : "";
+    return io_detail::journal_of_file(marker->path, fd, st) ? marker->path : "";
 }
 
 result<std::unique_ptr<journal_storage>> journal_in(int folder, const std::string& folder_name, const std::string& base,

@@ -394,7 +394,7 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
                 journal.emplace(*options.journal, file);
                 if (auto b = journal->begin(); !b) return b;
             } else {
-                file.mark_journaled("");  // nothing will restore it: the note alone says it may be torn
+                (void)file.mark_journaled("", 0);  // nothing will restore it: the note alone says it may be torn
             }
             detail::write_batch batch(file, journal ? &*journal : nullptr, options.batch_bytes, options.after_batch);
             auto run = [&]() -> result<void> {

@@ -45,17 +45,35 @@ error bad_record(const journal_storage& j, std::uint64_t index, std::uint64_t at
     return fail(errc::corrupt, j.name() + text);
 }
 
-// The newest valid header slot, if any became valid.
-result<std::optional<detail::journal_header>> newest_header(journal_storage& j) {
-    std::optional<detail::journal_header> best;
+// The header slots: the newest valid one, if any became valid, and whether any
+// slot holds a byte at all (the journal is created with its header area zeroed).
+struct header_slots {
+    std::optional<detail::journal_header> newest;
+    bool blank = true;
+};
+
+result<header_slots> read_header_slots(journal_storage& j) {
+    header_slots slots;
     for (const std::uint64_t at : detail::journal_slot_at) {
-        std::uint8_t bytes[detail::journal_header_size];
+        std::uint8_t bytes[detail::journal_header_size] = {};
         auto r = j.read(at, bytes);
         if (!r) return std::move(r).err();
+        if (std::any_of(bytes, bytes + *r, [](std::uint8_t b) { return b != 0; })) slots.blank = false;
         detail::journal_header h;
-        if (*r == sizeof bytes && detail::decode_header(bytes, h) && (!best || h.seq > best->seq)) best = h;
+        if (*r == sizeof bytes && detail::decode_header(bytes, h) && (!slots.newest || h.seq > slots.newest->seq))
+            slots.newest = h;
     }
-    return best;
+    return slots;
+}
+
+// No slot is valid, yet one was written: the header was damaged after it was
+// synced (it is synced before the image is written), so the file may be part old,
+// part new and nothing says which parts. Only a person can tell.
+error damaged_header(const journal_storage& j) {
+    return fail(errc::corrupt, j.name() +
+                                   ": the journal's header is damaged: the file it journals may be part old, part new; "
+                                   "nothing was changed: keep both and restore the file from a copy, or delete the "
+                                   "journal if no patch of the file was running");
 }
 
 result<std::vector<record_ref>> validate(journal_storage& j, const detail::journal_header& h) {
@@ -112,21 +130,31 @@ namespace {
 result<recovery_result> recover(in_place_file& image, journal_storage& journal) {
     recovery_result done;
     if (!journal.exists()) return done;
-    auto header = newest_header(journal);
-    if (!header) return std::move(header).err();
-    if (!*header) {  // never became valid: the image was not touched
+    auto slots = read_header_slots(journal);
+    if (!slots) return std::move(slots).err();
+    if (!slots->newest && !slots->blank) return damaged_header(journal);
+    if (!slots->newest) {  // never became valid: the image was not touched
         image.clear_journal_mark();
         if (auto r = journal.remove(); !r) return std::move(r).err();
         done.action = recovery_action::discarded;
         return done;
     }
-    const detail::journal_header& h = **header;
+    const detail::journal_header& h = *slots->newest;
     // A file whose identity is known takes only a journal that names it exactly.
     const auto [dev, ino] = image.identity();
     if (ino != 0 && (h.dev != dev || h.ino != ino))
         return fail(
             errc::corrupt,
             journal.name() + ": belongs to another file than the image (device/inode differ); nothing was changed");
+    // The file's note names the journal of the update it is in: another one was
+    // left by an update that finished (a crash between dropping the note and
+    // deleting the journal) or was put back under the name since. Replaying it
+    // would write old bytes over the current file, or cut it to an old size.
+    if (image.journal_binding_of(h.nonce) == in_place_file::journal_binding::stale) {
+        if (auto r = journal.remove(); !r) return std::move(r).err();
+        done.action = recovery_action::stale;
+        return done;
+    }
     if (h.state == detail::journal_committed) {
         if (auto r = set_size(image, h.new_size); !r) return std::move(r).err();
         done.action = recovery_action::completed;

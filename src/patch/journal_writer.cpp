@@ -52,8 +52,9 @@ result<void> journal_writer::begin() {
     const std::vector<std::uint8_t> zeros(journal_records_at, 0);
     end_ = 0;
     if (auto w = put(zeros); !w) return w;
-    image_.mark_journaled(storage_.name());  // before the image is touched
-    return {};
+    // Before the first valid header, so before the image is touched: the note binds
+    // the image to this journal's nonce, and recovery replays no other journal.
+    return image_.mark_journaled(storage_.name(), header_.nonce);
 }
 
 result<void> journal_writer::add_record(std::uint32_t kind, std::uint64_t pos, std::uint64_t len,

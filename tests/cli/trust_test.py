@@ -3,116 +3,25 @@
 unprivileged attacker (uid nobody, when run as root) and a careless operator would:
 forged journals and staging files, a name swapped for a symlink while root works,
 running out of memory in the middle of a patch, a delta without checksum trailer
-applied twice, and what a full disk or a kill leaves behind.
+applied twice, and what a full disk or a kill leaves behind; journals of an
+earlier update put back, and damaged journal headers (stale_journals.py).
 Usage: trust_test.py --rdelta PATH. Prints 'N passed, M failed'."""
 import argparse
 import ctypes
 import os
 import pwd
 import random
-import resource
 import shutil
 import stat
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
+from journal_forge import (COMMITTED, MiB, Tool, as_user, content, journal_bytes, journal_of, make_delta, note_of,
+                           remove, set_note)
+from stale_journals import damaged_header, killed_before_journal_deleted, replayed_journal
 from tally import check, summary
-
-MiB = 1 << 20
-JOURNAL_MAGIC, HOT, COMMITTED, DATA = 0x72646A6E, 1, 2, 1
-
-_xxhash = ctypes.CDLL("libxxhash.so.0")
-_xxh3 = _xxhash.XXH3_64bits_withSeed
-_xxh3.restype = ctypes.c_uint64
-_xxh3.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint64]
-
-
-def xxh3(data, seed=0):
-    return _xxh3(bytes(data), len(data), seed)
-
-
-def journal_bytes(st, records, state=HOT, old_size=None, new_size=None, ino=None, nonce=0x1234):
-    """A journal written by hand from docs/format.md: records are (pos, data)."""
-    body = bytearray()
-    for index, (pos, data) in enumerate(records):
-        head = struct.pack(">IIQQQ", DATA, 0, pos, len(data), index)
-        body += head + struct.pack(">Q", xxh3(head + data, nonce)) + data
-    old = st.st_size if old_size is None else old_size
-    header = struct.pack(">IIQI4xQQQQQQQ", JOURNAL_MAGIC, 1, 1, state, nonce, st.st_dev,
-                         st.st_ino if ino is None else ino, old, old if new_size is None else new_size,
-                         4096 + len(body), len(records))
-    header += struct.pack(">Q", xxh3(header))
-    out = bytearray(4096)
-    out[0:88] = header
-    out[512:600] = header
-    return bytes(out + body)
-
-
-def journal_of(image):
-    d, b = os.path.split(image)
-    return os.path.join(d, "." + b + ".rdelta-journal")
-
-
-def remove(path):
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def content(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def note_of(path):
-    try:
-        return os.getxattr(path, "user.rdelta.unfinished", follow_symlinks=False)
-    except OSError:
-        return None
-
-
-class Tool:
-    def __init__(self, rdelta):
-        self.rdelta = rdelta
-
-    def run(self, *args, user=None, limit_kib=None, timeout=120):
-        def preexec():
-            if limit_kib:
-                resource.setrlimit(resource.RLIMIT_AS, (limit_kib * 1024, limit_kib * 1024))
-            if user:
-                os.setgid(user.pw_gid)
-                os.setuid(user.pw_uid)
-        return subprocess.run([self.rdelta, *args], capture_output=True, text=True, timeout=timeout,
-                              preexec_fn=preexec if (user or limit_kib) else None)
-
-
-def as_user(user, fn):
-    """Run fn() in a child process with the user's ids (the attacker's actions)."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-            fn()
-            os._exit(0)
-        except BaseException as e:  # noqa: BLE001 - report and leave the child
-            print("attacker step failed:", e, file=sys.stderr)
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
-
-
-def make_delta(tool, old, new, delta, *extra):
-    sig = delta + ".sig"
-    r = tool.run("signature", "-f", old, sig)
-    assert r.returncode == 0, r.stderr
-    r = tool.run("delta", "-f", *extra, sig, new, delta)
-    assert r.returncode == 0, r.stderr
-    os.unlink(sig)
 
 
 def forged_journals(tool, work, rng, nobody):
@@ -389,6 +298,7 @@ def record_past_end(tool, work, rng):
     st = os.stat(img)
     with open(journal_of(img), "wb") as f:
         f.write(journal_bytes(st, [(1 << 62, b"x" * 4096), (0, b"y" * 4096)]))
+    set_note(img)
     r = tool.run("recover", img)
     check(r.returncode == 106 and "past the file's old end" in r.stderr and content(img) == data,
           f"a record at 2^62 is refused before anything is written (exit {r.returncode}, {r.stderr.strip()!r})")
@@ -408,13 +318,16 @@ def main():
             nobody = pwd.getpwnam("nobody")
             forged_journals(tool, work, rng, nobody)
             symlink_race(tool, work, rng, nobody)
+            replayed_journal(tool, work, rng, nobody)
         else:
-            print("forged journals and the symlink race: skipped (they need root and uid nobody)")
+            print("forged journals, the symlink race, replayed journals: skipped (they need root and uid nobody)")
         out_of_memory(tool, work, rng, rdelta)
         applied_twice(tool, work, rng)
         leftovers(tool, work, rng)
         killed_after_rewrite_copy(tool, work, rng)
         record_past_end(tool, work, rng)
+        damaged_header(tool, work, rng)
+        killed_before_journal_deleted(tool, work, rng)
     return summary()
 
 

@@ -38,8 +38,8 @@ struct open_file {
         REQUIRE(::fstat(fd, &st) == 0);
     }
     ~open_file() { ::close(fd); }
-    bool mark(update_kind kind, const std::string& path) {
-        return set_update_marker(fd, st.st_dev, st.st_ino, kind, path, false);
+    bool mark(update_kind kind, const std::string& path, std::uint64_t nonce = 0) {
+        return set_update_marker(fd, st.st_dev, st.st_ino, kind, path, false, nonce) == 0;
     }
     void raw(const std::string& value) {
         REQUIRE(::fsetxattr(fd, "user.rdelta.unfinished", value.data(), value.size(), 0) == 0);
@@ -155,7 +155,9 @@ TEST_CASE("update marker: a note that is not this file's, or names nothing rdelt
     CHECK_FALSE(read_update_marker(img.fd, img.st));
     img.raw("1 journal 12 " + journal);
     CHECK_FALSE(read_update_marker(img.fd, img.st));
-    img.raw("2 journal " + img.id() + journal);
+    img.raw("2 journal " + img.id() + journal);  // no nonce
+    CHECK_FALSE(read_update_marker(img.fd, img.st));
+    img.raw("3 journal " + img.id() + "00000000000000ff " + journal);
     CHECK_FALSE(read_update_marker(img.fd, img.st));
     img.raw("1 undo " + img.id() + journal);
     CHECK_FALSE(read_update_marker(img.fd, img.st));
@@ -169,4 +171,44 @@ TEST_CASE("update marker: a note that is not this file's, or names nothing rdelt
         img.raw("1 journal " + img.id() + journal);
         CHECK_FALSE(read_update_marker(img.fd, img.st));
     }
+}
+
+TEST_CASE("update marker: a journal's note carries its nonce (version 2); version 1 notes are still read") {
+    temp_dir dir;
+    if (!has_attributes(dir.path)) return;
+    const std::string journal = (dir.path / ".img.rdelta-journal").string();
+    std::ofstream(journal).put('j');
+    open_file img(dir.path / "img");
+    const std::uint64_t nonce = 0x0123456789abcdefULL;
+    CHECK(claim_of_journal(img.fd, img.st, nonce) == journal_claim::stale);  // no note: no update in progress
+    REQUIRE(img.mark(update_kind::journal, journal, nonce));
+    char value[512];
+    const ssize_t n = ::fgetxattr(img.fd, "user.rdelta.unfinished", value, sizeof value);
+    REQUIRE(n > 0);
+    CHECK(std::string(value, static_cast<std::size_t>(n)) == "2 journal " + img.id() + "0123456789abcdef " + journal);
+    auto m = read_update_marker(img.fd, img.st);
+    REQUIRE(m);
+    CHECK(m->kind == update_kind::journal);
+    CHECK(m->path == journal);
+    CHECK(m->nonce == nonce);
+    CHECK(claim_of_journal(img.fd, img.st, nonce) == journal_claim::current);
+    CHECK(claim_of_journal(img.fd, img.st, nonce ^ 1) == journal_claim::stale);
+    // Version 1, as earlier versions wrote it: no nonce, the journal is taken by name.
+    img.raw("1 journal " + img.id() + journal);
+    m = read_update_marker(img.fd, img.st);
+    REQUIRE(m);
+    CHECK_FALSE(m->nonce);
+    CHECK(claim_of_journal(img.fd, img.st, 99) == journal_claim::current);
+    // A nonce that is not exactly 16 lower-case hex digits: no note.
+    for (const std::string bad : {"0123456789abcde ", "0123456789ABCDEF ", "+123456789abcdef ", "0123456789abcdef0 "}) {
+        img.raw("2 journal " + img.id() + bad + journal);
+        CHECK_FALSE(read_update_marker(img.fd, img.st));
+        CHECK(claim_of_journal(img.fd, img.st, nonce) == journal_claim::stale);
+    }
+    // Another kind of update, or another file's note (a copy that kept it): stale.
+    img.raw("1 unjournaled " + img.id());
+    CHECK(claim_of_journal(img.fd, img.st, nonce) == journal_claim::stale);
+    open_file copy(dir.path / "copy");
+    copy.raw("2 journal " + img.id() + "0123456789abcdef " + journal);
+    CHECK(claim_of_journal(copy.fd, copy.st, nonce) == journal_claim::stale);
 }

@@ -91,9 +91,20 @@ public:
     }
     bool same(const paged_file& o) const { return bytes_ == o.bytes_ && stored_ == o.stored_; }
     // The note on the file itself (an attribute written and synced at once).
-    void mark_journaled(const std::string& journal) override { marked = journal, ++marks; }
-    void clear_journal_mark() override { marked.reset(); }
+    result<void> mark_journaled(const std::string& journal, std::uint64_t nonce) override {
+        marked = journal, note_nonce = nonce, ++marks;
+        return {};
+    }
+    void clear_journal_mark() override { marked.reset(), note_nonce.reset(); }
+    // With keeps_notes, the note binds the file to one journal, as on a file system
+    // with user attributes; without, there is none to read (the name decides).
+    journal_binding journal_binding_of(std::uint64_t nonce) override {
+        if (!keeps_notes) return journal_binding::unknown;
+        return note_nonce == nonce ? journal_binding::bound : journal_binding::stale;
+    }
     std::optional<std::string> marked;  // "" without a journal
+    std::optional<std::uint64_t> note_nonce;
+    bool keeps_notes = false;
     int marks = 0;
 
     static constexpr std::uint64_t page = 4096;
@@ -402,6 +413,39 @@ TEST_CASE("journal: damaged journals change nothing; one never made valid is dro
         REQUIRE(r.ok());
         CHECK(r->action == recovery_action::rolled_back);
         CHECK(file.bytes_ == c.basis);
+    }
+    SUBCASE("a damaged header (both slots written, neither valid) is refused, not discarded") {
+        j.current[60] ^= 0x01;
+        j.current[512 + 60] ^= 0x01;
+        auto r = recover_in_place(file, j);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.err().code == errc::corrupt);
+        CHECK(r.err().message.find("header is damaged") != std::string::npos);
+        CHECK(file.same(mid));
+        CHECK(j.present);
+        CHECK(j.current.size() == hot.size());
+    }
+    SUBCASE("the note carries the journal's nonce: rolled back") {
+        file.keeps_notes = true;
+        auto r = recover_in_place(file, j);
+        REQUIRE(r.ok());
+        CHECK(r->action == recovery_action::rolled_back);
+        CHECK(file.bytes_ == c.basis);
+    }
+    SUBCASE("no note, or another update's: the journal is stale, deleted and never replayed") {
+        file.keeps_notes = true;
+        for (const bool other : {false, true}) {
+            j.current = hot, j.present = true;
+            if (other)
+                file.note_nonce = 12345;
+            else
+                file.note_nonce.reset();
+            auto r = recover_in_place(file, j);
+            REQUIRE(r.ok());
+            CHECK(r->action == recovery_action::stale);
+            CHECK(file.same(mid));
+            CHECK_FALSE(j.present);
+        }
     }
 }
 
