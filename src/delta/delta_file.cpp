@@ -1,5 +1,6 @@
 // delta_file.cpp - deltas of random-access new files: data is read in large
-// chunks, holes are not read at all but passed to the job as runs of zeros.
+// chunks, holes are not read at all but passed to the job as runs of zeros (or,
+// for an empty signature, as chunks of zeros).
 #include "core/aligned_buffer.hpp"
 #include "core/exception_guard.hpp"
 #include "delta_job.hpp"
@@ -60,19 +61,64 @@ std::uint64_t data_length(basis_reader& file, std::uint64_t pos, std::uint64_t s
     return len;
 }
 
+// Which of the slack delta's chunks lie in a hole. A hole is asked about once and
+// galloped over; data once per hole unit, so a file without holes costs few queries
+// (a hole that starts within a unit of data is read: at most a unit of zeros).
+class slack_holes {
+public:
+    slack_holes(basis_reader& file, std::uint64_t size) : file_(file), size_(size) {}
+    bool in_hole(std::uint64_t pos, std::uint64_t n) {
+        if (pos + n <= hole_end_) return true;
+        if (pos < data_end_) return false;
+        if (!file_.is_hole(pos, n)) {
+            data_end_ = (pos / hole_unit + 1) * hole_unit;
+            return false;
+        }
+        std::uint64_t len = n;
+        while (len < size_ - pos) {
+            const std::uint64_t longer = std::min(len * 2, size_ - pos);
+            if (!file_.is_hole(pos, longer)) break;
+            len = longer;
+        }
+        hole_end_ = pos + len;
+        return true;
+    }
+
+private:
+    basis_reader& file_;
+    std::uint64_t size_;
+    std::uint64_t hole_end_ = 0;  // chunks ending by here are zeros
+    std::uint64_t data_end_ = 0;  // chunks starting before here are read
+};
+
 // An empty signature: rdiff's slack delta follows its read size, the block length.
+// A chunk in a hole is not read: a chunk of zeros makes the same literal, and the
+// new signature takes the zero block's records for it without hashing.
 result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const signature& sig, delta_options options,
                                    const byte_sink& sink, const delta_progress& progress, detail::signature_tap* tap) {
     auto j = make_delta_job(sig, options);
     job_pump pump(*j, sink);
     const std::size_t chunk = std::max<std::size_t>(1, sig.params().block_len);
     auto buf = detail::make_aligned_bytes(chunk);
+    detail::aligned_bytes zeros;  // made at the first hole
+    slack_holes holes(file, size);
     for (std::uint64_t pos = 0; pos < size;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - pos));
-        if (auto r = read_exactly(file, pos, buf.get(), n); !r) return std::move(r).err();
-        if (tap)
-            if (auto r = tap->data({buf.get(), n}); !r) return std::move(r).err();
-        if (auto r = pump.push({buf.get(), n}, false); !r) return std::move(r).err();
+        const std::uint8_t* bytes = buf.get();
+        if (holes.in_hole(pos, n)) {
+            if (!zeros) {
+                zeros = detail::make_aligned_bytes(chunk);
+                std::memset(zeros.get(), 0, chunk);
+            }
+            bytes = zeros.get();
+            if (tap)
+                if (auto r = tap->zeros(n); !r) return std::move(r).err();
+        } else {
+            if (auto r = read_exactly(file, pos, buf.get(), n); !r) return std::move(r).err();
+            if (tap)
+                if (auto r = tap->data({buf.get(), n}); !r) return std::move(r).err();
+        }
+        if (auto r = pump.push({bytes, n}, false); !r) return std::move(r).err();
         pos += n;
         if (progress) progress(pos);
     }

@@ -226,6 +226,48 @@ TEST_CASE("make_delta_from with an empty signature reads in block-length chunks,
     CHECK(out == *scanned);
 }
 
+TEST_CASE("make_delta_from with an empty signature skips holes and gives rdiff's slack delta") {
+    constexpr std::uint64_t mib = 1 << 20;
+    // 10 MiB: data, a hole at 1-4 MiB, data, a hole from 6 MiB to the end.
+    test::bytes next = test::random_bytes(10 * mib, 62);
+    std::fill(next.begin() + mib, next.begin() + 4 * mib, 0);
+    std::fill(next.begin() + 6 * mib, next.end(), 0);
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> holes = {{mib, 4 * mib}, {6 * mib, 10 * mib}};
+    for (std::uint32_t block : {4096u, 3000u, 600000u}) {
+        CAPTURE(block);
+        auto sig_bytes = make_signature({}, {0x72730147, block, 8});
+        REQUIRE(sig_bytes.ok());
+        auto sig = load_signature(*sig_bytes);
+        REQUIRE(sig.ok());
+        auto scanned = make_delta(*sig, next, block);
+        REQUIRE(scanned.ok());
+        auto want_sig = make_signature(next, {0x72730147, block, 8});
+        REQUIRE(want_sig.ok());
+        sparse_memory_file file(next, holes);
+        test::bytes out, new_sig;
+        const new_signature_output tee{{0x72730147, block, 8}, [&](std::span<const std::uint8_t> b) -> result<void> {
+                                           new_sig.insert(new_sig.end(), b.begin(), b.end());
+                                           return {};
+                                       }};
+        std::uint64_t last_progress = 0;
+        auto made = make_delta_from(
+            file, next.size(), *sig, {},
+            [&](std::span<const std::uint8_t> b) -> result<void> {
+                out.insert(out.end(), b.begin(), b.end());
+                return {};
+            },
+            [&](std::uint64_t done) { last_progress = done; }, &tee);
+        REQUIRE(made.ok());
+        CHECK(out == *scanned);
+        CHECK(new_sig == *want_sig);
+        CHECK(last_progress == next.size());
+        // Chunks that straddle a hole's edge are read: at most one at each edge.
+        CHECK(file.bytes_read >= 3 * mib);
+        CHECK(file.bytes_read <= 3 * mib + 3 * block);
+        if (mib % block == 0) CHECK_FALSE(file.read_holes);
+    }
+}
+
 TEST_CASE("make_delta_from passes the bytes not yet encoded again before each chunk, with the delta unchanged") {
     constexpr std::size_t mib = 1 << 20;
     // New file: pieces of the basis and literal runs (some longer than a literal
