@@ -57,7 +57,7 @@ po::typed_value<std::string>* level_arg() {
 }
 
 std::string level_help(codec c) {
-    return std::string("signature, delta: compress the output with ") + codec_name(c) + ", LEVEL 1-" +
+    return std::string("signature, delta, push: compress the output with ") + codec_name(c) + ", LEVEL 1-" +
            std::to_string(max_level(c)) + " (default " + std::to_string(default_level(c)) + ")";
 }
 
@@ -153,7 +153,8 @@ option_table::option_table() {
         "gzip,z", sig | dlt | psh, level_arg(), gzip_help.c_str())(
         "bzip2,i", sig | dlt | psh, level_arg(), bzip2_help.c_str())("zstd", sig | dlt | psh, level_arg(),
                                                                      zstd_help.c_str())(
-        "ultra", sig | dlt | psh, "signature, delta: allow zstd levels 20 to 22 (much more memory)")(
+        "ultra", sig | dlt | psh, "signature, delta, push: allow zstd levels 20 to 22 (much more memory)")(
+        "no-compress", psh, "push: send the delta uncompressed (default: zstd, as --zstd)")(
         "json", rdiff_commands | bench | inf | ver | psh,
         "signature, delta, patch, push: statistics as JSON on stderr; benchmark, info, verify: print JSON")(
         "quiet,q", rdiff_commands | ver | psh,
@@ -433,6 +434,9 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.no_checksum = true;
     } else if (key == "no-journal") {
         req_.journal = false;
+    } else if (key == "no-compress") {  // the last of it and -z, -i, --zstd wins
+        req_.no_compress = true;
+        req_.compression = codec::none;
     } else if (const codec c = compression_option(key); c != codec::none) {
         return apply_compression(c, o, s);
     } else {
@@ -449,6 +453,7 @@ flow command_line::apply_compression(codec c, const po::option& o, const step& s
     if (as_rdiff_) return fail(std::string(unknown_option) + s.named);  // Debian's rdiff has none of them
     req_.compression = c;
     req_.compression_level = default_level(c);
+    req_.no_compress = false;
     if (o.value.empty()) {
         bare_level_ = s.named;
         return flow::go_on;

@@ -79,6 +79,7 @@ struct request {
     codec compression = codec::none;  ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
     int compression_level = 0;        ///< its LEVEL (the codec's default when none was attached)
     bool ultra = false;               ///< --ultra: zstd levels 20 to 22 allowed
+    bool no_compress = false;         ///< --no-compress: push sends its delta uncompressed (default: zstd)
     bool json = false;                ///< --json: machine-readable output (benchmark, info; statistics of the others)
     bool check = false;               ///< --check: info only validates the file
     bool quiet = false;               ///< -q, --quiet: no progress line, summary or warnings

@@ -94,6 +94,7 @@ private:
     void warn_dropped(const std::string& why);
     std::vector<std::string> ssh_argv(const std::vector<std::string>& remote_words) const;
     std::vector<std::string> delta_argv() const;
+    compression_options wire_compression() const;
     std::vector<std::string> patch_words(bool new_file) const;
     session_result send(int basis_fd, bool new_file);
     std::string remote_failure(const char* what, const child_status& s) const;
@@ -193,14 +194,22 @@ std::vector<std::string> push_run::delta_argv() const {
     if (req_.nocache) a.emplace_back("--nocache");
     if (req_.threads > 0) a.push_back("--threads=" + std::to_string(req_.threads));
     if (req_.max_strong_work >= 0) a.push_back("--max-strong-work=" + std::to_string(req_.max_strong_work));
-    if (req_.compression != codec::none)
-        a.push_back(std::string("--") + codec_name(req_.compression) + "=" + std::to_string(req_.compression_level));
-    if (req_.ultra) a.emplace_back("--ultra");
     if (basis_root_) a.push_back("--basis-root=" + root_to_hex(*basis_root_));
     for (const char* w : {"--", "-"}) a.emplace_back(w);
     a.push_back(image_);
     a.emplace_back("-");
     return a;
+}
+
+// The delta crosses the wire compressed, zstd unless told otherwise, as rsync -z:
+// the first push's literal data and the zeros of the image's holes cost little.
+// This process compresses, not the delta: it reads the delta's trailer (the new
+// image's root) on the way, and compresses on another core than the scan's.
+compression_options push_run::wire_compression() const {
+    if (req_.no_compress) return {};
+    const auto threads = static_cast<unsigned>(req_.threads);  // 0 to 1024 (push_command)
+    if (req_.compression == codec::none) return {codec::zstd, default_level(codec::zstd), threads};
+    return {req_.compression, req_.compression_level, threads};
 }
 
 // The remote patch: in place under its journal, or (no file there yet) a new file
@@ -244,15 +253,19 @@ session_result push_run::send(int basis_fd, bool new_file) {
     ++stats_.sessions;
     ssh_out.reset();
     delta_tail_.clear();
-    const bool ssh_gone = !copy_stream(delta_out.get(), ssh_in.get(), stats_.delta_bytes, &delta_tail_);
+    const copy_outcome copied =
+        copy_stream(delta_out.get(), ssh_in.get(), wire_compression(), stats_.delta_bytes, &delta_tail_);
     delta_out.reset();
     const child_status made = wait_child(delta);
     // A failed delta must reach the remote as a dropped connection, never as a
     // stream that merely ends (a cut delta is refused there anyway: no END).
-    if (!made.ok()) ::kill(ssh, SIGTERM);
+    if (!made.ok() || copied.failed) ::kill(ssh, SIGTERM);
     ssh_in.reset();
     const child_status remote = wait_child(ssh);
-    return judge(made, remote, ssh_gone, remote_err.get() >= 0 ? read_all(remote_err.get()) : std::string());
+    if (copied.failed)
+        return {fail(copied.failed->message + "; " + dest_.host + ":" + dest_.path + " was not changed",
+                     exit_code(copied.failed->code))};
+    return judge(made, remote, copied.to_refused, remote_err.get() >= 0 ? read_all(remote_err.get()) : std::string());
 }
 
 session_result push_run::judge(const child_status& delta, const child_status& ssh, bool ssh_gone,
@@ -413,10 +426,11 @@ int push_run::finish() {
                      store_->path().c_str());
     if (req_.json)
         std::fprintf(stderr,
-                     "{\"command\": \"push\", \"mode\": \"%s\", \"delta_bytes\": %" PRIu64
+                     "{\"command\": \"push\", \"mode\": \"%s\", \"compression\": \"%s\", \"delta_bytes\": %" PRIu64
                      ", \"signature_bytes\": %" PRIu64 ", \"image_bytes\": %" PRIu64
                      ", \"ssh_sessions\": %d, \"elapsed_s\": %.3f}\n",
-                     stats_.mode, stats_.delta_bytes, stats_.signature_bytes, image_bytes, stats_.sessions, secs);
+                     stats_.mode, codec_name(wire_compression().kind), stats_.delta_bytes, stats_.signature_bytes,
+                     image_bytes, stats_.sessions, secs);
     return exit_success;
 }
 

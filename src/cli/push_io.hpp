@@ -1,11 +1,15 @@
 // push_io.hpp - the descriptor chores of push: temporary files for what a child
-// writes, and copying a child's output into ssh.
+// writes, and copying a child's output into ssh, compressed on the way.
 #pragma once
 
 #include "fd_holder.hpp"
 
+#include <rdelta/compression.hpp>
+#include <rdelta/error.hpp>
+
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +26,18 @@ std::string read_all(int fd);
 /// Write all `n` bytes; false when `fd` refused them.
 bool write_all(int fd, const std::uint8_t* p, std::size_t n);
 
-/// Copy `from` to `to` until `from` ends, adding the bytes to `counted` and keeping
-/// the last bytes in `tail` (a delta's trailer); false when `to` refused (ssh is gone).
-bool copy_stream(int from, int to, std::uint64_t& counted, std::vector<std::uint8_t>* tail = nullptr);
+/// How a copy into ssh ended.
+struct copy_outcome {
+    bool to_refused = false;      ///< `to` refused bytes: ssh is gone
+    std::optional<error> failed;  ///< the compressor failed (out of memory, say)
+    bool ok() const noexcept { return !to_refused && !failed; }
+};
+
+/// Copy `from` to `to` until `from` ends, compressed as `compression` says
+/// (codec::none: unchanged), adding the bytes written to `to` to `counted` and
+/// keeping the last bytes read from `from` in `tail`: the delta's trailer, which
+/// only the uncompressed stream shows.
+copy_outcome copy_stream(int from, int to, const compression_options& compression, std::uint64_t& counted,
+                         std::vector<std::uint8_t>* tail = nullptr);
 
 }  // namespace rdelta::cli

@@ -237,6 +237,39 @@ def scenarios(rdelta, work, ssh, direct):
           f"without a kept signature the remote's is fetched; the default store is under the cache ({kept})")
 
 
+def sparse_image(rdelta, work, ssh):
+    """A sparse image's first push costs its data (the delta is compressed by default,
+    its holes go as zeros that compress to almost nothing) and stays sparse there;
+    --no-compress sends the literal zeros; an unchanged image sends next to nothing."""
+    rng = random.Random(11)
+    size = 64 * MiB
+    image = os.path.join(work, "sparse.img")
+    with open(image, "wb") as f:
+        f.truncate(size)
+        for at, n in ((0, MiB), (20 * MiB, MiB // 2), (size - MiB // 2, MiB // 2)):  # 2 MiB that do not compress
+            f.seek(at)
+            f.write(rng.randbytes(n))
+    on_disk = os.stat(image).st_blocks * 512
+    for extra, name in (((), "sparse-copy.img"), (("--no-compress",), "dense-wire.img")):
+        remote = os.path.join(work, "remote dir", name)
+        p = pusher(rdelta, ssh, os.path.join(work, name + ".sig"))
+        r, s = p.run(image, "root@127.0.0.1:" + remote, *extra)
+        same = r.returncode == 0 and content(remote) == content(image)
+        blocks = os.stat(remote).st_blocks * 512 if same else -1
+        check(same and s.get("mode") == "new-file" and 0 <= blocks <= on_disk + MiB,
+              f"{extra}: the first push of a sparse image makes an identical, sparse copy "
+              f"({r.stderr!r}, {blocks} bytes on disk for {on_disk})")
+        if extra:
+            check(s.get("compression") == "none" and s.get("delta_bytes", 0) > size,
+                  f"--no-compress sends the holes' zeros as they are: {s}")
+        else:
+            check(s.get("compression") == "zstd" and 0 < s.get("delta_bytes", size) < on_disk + 256 * 1024,
+                  f"compressed by default, the first push sends about the image's data, not its length: {s}")
+            r, s = p.run(image, "root@127.0.0.1:" + remote)
+            check(r.returncode == 0 and s.get("mode") == "in-place" and 0 < s.get("delta_bytes", size) < 256 * 1024,
+                  f"an unchanged image's push sends less than 256 KiB ({r.stderr!r}, {s})")
+
+
 NOBODY, NOGROUP = 65534, 65534
 SYSCTLS = ("protected_symlinks", "protected_regular", "protected_fifos")
 
@@ -412,6 +445,7 @@ def main():
         sshd, direct, ssh = start_sshd(work)
         try:
             scenarios(rdelta, work, ssh, direct)
+            sparse_image(rdelta, work, ssh)
             shared_store(rdelta, work, ssh)
             errors(rdelta, work, ssh, direct)
         finally:
