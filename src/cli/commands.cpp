@@ -319,8 +319,8 @@ result<job_stats> delta_of_file(const signature& sig, input_file& new_in, delta_
     return made;
 }
 
-// A pipe, or an empty signature, whose delta depends on the input chunking: rdiff
-// reads the new file in chunks of the block length, or -I.
+// A pipe, or an empty signature with -I, whose delta depends on the input chunking:
+// rdiff reads the new file in chunks of the block length, or -I.
 result<job_stats> delta_of_stream(const signature& sig, input_file& new_in, delta_options options, const request& req,
                                   const byte_sink& out, progress_meter& meter, const new_signature_output* new_sig) {
     auto j = make_delta_job(sig, options);
@@ -442,7 +442,10 @@ int delta_command(const request& req, const invocation& inv) {
         auto packed = open_packer(req, *out, to_file);
         if (!packed) return std::move(packed).err();
         const byte_sink sink = tail.keeping(packed->sink());
-        auto scanned = sig.block_count() > 0 && new_in->size()
+        // An empty signature's delta follows rdiff's reads, block-length chunks
+        // unless -I: make_delta_from reads those too, and skips holes.
+        const bool file_chunks = sig.block_count() > 0 || (req.input_size <= 0 && sig.params().block_len > 0);
+        auto scanned = file_chunks && new_in->size()
                            ? delta_of_file(sig, *new_in, options, sink, *meter, new_sig_out)
                            : delta_of_stream(sig, *new_in, options, req, sink, *meter, new_sig_out);
         if (!scanned) return std::move(scanned).err();

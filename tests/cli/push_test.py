@@ -250,6 +250,13 @@ def sparse_image(rdelta, work, ssh):
             f.seek(at)
             f.write(rng.randbytes(n))
     on_disk = os.stat(image).st_blocks * 512
+    # The file's delta against an empty signature (holes not read) is the stream's.
+    sig = os.path.join(work, "empty.sig")
+    subprocess.run([rdelta, "signature", "-f", "-b", "32768", "/dev/null", sig], check=True)
+    from_file = subprocess.run([rdelta, "delta", sig, image, "-"], capture_output=True).stdout
+    with open(image, "rb") as f:
+        from_pipe = subprocess.run([rdelta, "delta", sig, "-", "-"], stdin=f, capture_output=True).stdout
+    check(len(from_file) > size and from_file == from_pipe, "a sparse file's first delta is the stream's, byte for byte")
     for extra, name in (((), "sparse-copy.img"), (("--no-compress",), "dense-wire.img")):
         remote = os.path.join(work, "remote dir", name)
         p = pusher(rdelta, ssh, os.path.join(work, name + ".sig"))
