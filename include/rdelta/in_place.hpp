@@ -19,6 +19,7 @@
 
 namespace rdelta {
 
+class history;
 class journal_storage;
 class manifest_storage;
 
@@ -62,6 +63,9 @@ public:
     /// it), seconds and nanoseconds: a manifest written after a patch is believed
     /// only while it is unchanged. {0, 0} when unknown (no manifest is believed).
     virtual std::pair<std::int64_t, std::int64_t> change_time() { return {0, 0}; }
+    /// The file's modification time now, seconds and nanoseconds ({0, 0} when
+    /// unknown): a restore point records when the version it keeps was written.
+    virtual std::pair<std::int64_t, std::int64_t> modification_time() { return {0, 0}; }
     /// Note on the file itself, durably, that the journal `journal` (its name()) can
     /// restore it: from before its first byte is overwritten until it is whole
     /// again, when clear_journal_mark() is called. A reader reaching the file under
@@ -125,6 +129,11 @@ struct in_place_options {
     /// when the manifest describes the file, and publishes the new one after it
     /// commits; otherwise it reads the whole file, as with a whole-file trailer.
     manifest_storage* manifest = nullptr;
+    /// Keep the patch's undo journal as a restore point of this history
+    /// (rdelta/history.hpp) instead of deleting it; nullptr keeps none. Needs a
+    /// journal. The journal then also saves the bytes past the new end when the
+    /// file shrinks, and the image's old root (read from the manifest, or hashed).
+    history* keep_history = nullptr;
 };
 
 /// What an in-place patch did.
@@ -148,6 +157,9 @@ struct in_place_stats {
         matched,        ///< the file's manifest has that root
     };
     basis_check basis = basis_check::no_basis_root;
+    /// With keep_history: the sequence number of the point kept (0: none).
+    std::uint64_t point_kept = 0;
+    std::uint64_t point_bytes = 0;  ///< its file's size
 };
 
 /// Apply the delta to `file` in place, writing only the regions that change (COPY

@@ -42,6 +42,7 @@ public:
     result<void> sync() override;
     std::pair<std::uint64_t, std::uint64_t> identity() const override;
     std::pair<std::int64_t, std::int64_t> change_time() override;
+    std::pair<std::int64_t, std::int64_t> modification_time() override;
     /// An extended attribute, `user.rdelta.unfinished` (nothing where the file
     /// system keeps none).
     /// (none, and no failure, where the file system keeps none).
@@ -64,6 +65,7 @@ private:
     friend result<std::unique_ptr<journal_storage>> open_journal_file(const in_place_fd& image);
     friend result<std::string> finish_interrupted_rewrite(in_place_fd& image);
     friend result<std::unique_ptr<manifest_storage>> open_manifest_file(const in_place_fd& image);
+    friend class history;
     in_place_fd();
     struct state;  // its descriptors, names and identity (src/image/in_place_fd_state.hpp)
     std::unique_ptr<state> s_;

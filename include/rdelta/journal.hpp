@@ -41,6 +41,11 @@ public:
     /// journal, wherever it went, is stale (a later recovery ignores it), and what
     /// is under the name now is not this run's to delete.
     virtual bool moved_away() const { return false; }
+    /// Move the journal, whole, to `name` in the folder open as `folder_fd` (a
+    /// history keeping it as a restore point): renamed, never replacing a file, and
+    /// both folders synced. false when it cannot be renamed there (another file
+    /// system, or storage with no name): the caller copies it, then remove()s it.
+    virtual result<bool> move_to(int /*folder_fd*/, const std::string& /*name*/) { return false; }
     /// For messages.
     virtual const std::string& name() const = 0;
 };
@@ -94,6 +99,7 @@ struct recovery_result {
     recovery_action action = recovery_action::none;
     std::uint64_t records = 0;         ///< regions restored
     std::uint64_t bytes_restored = 0;  ///< old bytes written back
+    std::uint64_t point_kept = 0;      ///< a completed patch's point kept: its sequence number
 };
 
 /// Roll back (or finish) an interrupted in-place patch of `image` from `journal`,
@@ -103,5 +109,11 @@ struct recovery_result {
 /// yet not blank). A journal the file's note does not bind to the file is stale:
 /// deleted, never replayed. Safe to run again if it is itself interrupted.
 result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal);
+
+class history;
+/// The same, keeping a committed journal that carries a restore point (its patch
+/// kept history) as the newest point of `keep` instead of deleting it (nullptr:
+/// deleted, the point lost).
+result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal, history* keep);
 
 }  // namespace rdelta

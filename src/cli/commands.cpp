@@ -6,10 +6,12 @@
 #include <rdelta/file.hpp>
 #include "benchmark_command.hpp"
 #include "exit_codes.hpp"
+#include "history_command.hpp"
 #include "in_place_command.hpp"
 #include "info_command.hpp"
 #include "preflight.hpp"
 #include "progress.hpp"
+#include "pull_command.hpp"
 #include "push_command.hpp"
 #include "rdiff_messages.hpp"
 #include "stats_format.hpp"
@@ -601,6 +603,10 @@ int run_command(const request& req, const invocation& inv) {
         case action::recover: return recover_command(req, inv);
         case action::verify: return verify_command(req, inv);
         case action::push: return push_command(req, inv);
+        case action::history: return history_command(req, inv);
+        case action::restore: return restore_command(req, inv);
+        case action::prune: return prune_command(req, inv);
+        case action::pull: return pull_command(req, inv);
         case action::none: break;
     }
     return report_usage(inv, "You must specify an action: `signature', `delta', or `patch'.");

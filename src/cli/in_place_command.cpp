@@ -3,12 +3,14 @@
 
 #include "delta_passes.hpp"
 #include "exit_codes.hpp"
+#include "history_command.hpp"
 #include "progress.hpp"
 #include "stats_format.hpp"
 
 #include <rdelta/file.hpp>
 #include <rdelta/journal.hpp>
 #include <rdelta/manifest.hpp>
+#include <rdelta/update.hpp>
 
 #include <sys/resource.h>
 #include <chrono>
@@ -35,57 +37,55 @@ std::string file_arg(const request& req, std::size_t i) {
 // A journal whose name was moved or replaced while this run had it open was not
 // deleted: say so, since whoever moved it may put it back later (it is stale then,
 // and recovery ignores it, but a person should know it is around).
-void warn_if_moved(const invocation& inv, const journal_storage& journal) {
-    if (journal.moved_away())
-        std::fprintf(stderr,
-                     "%s: warning: %s was moved or replaced during the patch: the file under that name now is not "
-                     "ours to delete, and the journal moved away is stale\n",
-                     inv.prog.c_str(), journal.name().c_str());
+void warn_moved(const invocation& inv, const std::string& journal) {
+    std::fprintf(stderr,
+                 "%s: warning: %s was moved or replaced during the patch: the file under that name now is not "
+                 "ours to delete, and the journal moved away is stale\n",
+                 inv.prog.c_str(), journal.c_str());
 }
 
-// Roll back what an interrupted run left, saying so.
-result<void> recover_first(const invocation& inv, in_place_fd& image, journal_storage& journal, bool quiet_if_none) {
-    auto done = recover_in_place(image, journal);
-    warn_if_moved(inv, journal);
-    if (!done) return std::move(done).err();
+// Say what recovery of an interrupted run found and did.
+void say_recovered(const invocation& inv, const std::string& name, const recovery_result& done,
+                   const std::string& journal) {
     const char* prog = inv.prog.c_str();
-    const char* name = image.name().c_str();
-    switch (done->action) {
+    switch (done.action) {
         case recovery_action::stale:
             std::fprintf(stderr, "%s: %s: ignoring stale journal %s (it belongs to an earlier update); deleted it\n",
-                         prog, name, journal.name().c_str());
+                         prog, name.c_str(), journal.c_str());
             break;
-        case recovery_action::none:
-            if (!quiet_if_none)
-                std::fprintf(stderr, "%s: %s: no interrupted in-place patch or rewrite: nothing to do\n", prog, name);
-            break;
+        case recovery_action::none: break;
         case recovery_action::discarded:
             std::fprintf(stderr, "%s: %s: deleted the journal of a patch interrupted before it wrote anything\n", prog,
-                         name);
+                         name.c_str());
             break;
         case recovery_action::rolled_back:
             std::fprintf(stderr,
                          "%s: %s: rolled back an interrupted in-place patch (%" PRIu64 " regions, %" PRIu64
                          " bytes restored)\n",
-                         prog, name, done->records, done->bytes_restored);
+                         prog, name.c_str(), done.records, done.bytes_restored);
             break;
         case recovery_action::completed:
-            std::fprintf(stderr, "%s: %s: finished an interrupted in-place patch that had already been verified\n",
-                         prog, name);
+            std::fprintf(stderr, "%s: %s: finished an interrupted in-place patch that had already been verified%s\n",
+                         prog, name.c_str(), done.point_kept ? " and kept its restore point" : "");
             break;
     }
-    return {};
 }
 
-// Finish an inode rewrite (`-f` over a hard-linked file) that was cut short,
-// through the image already open and locked; true when there was one.
-result<bool> finish_rewrite_first(const invocation& inv, in_place_fd& image) {
-    auto staging = finish_interrupted_rewrite(image);
-    if (!staging) return std::move(staging).err();
-    if (staging->empty()) return false;
-    std::fprintf(stderr, "%s: %s: finished an interrupted rewrite from %s\n", inv.prog.c_str(), image.name().c_str(),
-                 staging->c_str());
-    return true;
+// The callbacks that report what the update found before patching.
+update_options reporting_options(const request& req, const invocation& inv, const in_place_fd& image) {
+    update_options o;
+    o.journal = req.journal;
+    o.keep_history = req.keep_history;
+    o.history_dir = req.history_dir;
+    const std::string name = image.name();
+    o.on_rewrite_finished = [&inv, name](const std::string& staging) {
+        std::fprintf(stderr, "%s: %s: finished an interrupted rewrite from %s\n", inv.prog.c_str(), name.c_str(),
+                     staging.c_str());
+    };
+    o.on_recovered = [&inv, name](const recovery_result& done, const std::string& journal) {
+        say_recovered(inv, name, done, journal);
+    };
+    return o;
 }
 
 const char* basis_word(in_place_stats::basis_check b) {
@@ -97,22 +97,6 @@ const char* basis_word(in_place_stats::basis_check b) {
     return "unnamed";
 }
 
-// Lock the image, finish an interrupted rewrite and find its journal, all
-// through the descriptors of the file and of its folder opened once.
-struct prepared_image {
-    std::unique_ptr<journal_storage> journal;
-    bool rewritten = false;
-};
-
-result<prepared_image> prepare(const invocation& inv, in_place_fd& image) {
-    if (auto locked = image.lock(); !locked) return std::move(locked).err();
-    auto rewritten = finish_rewrite_first(inv, image);
-    if (!rewritten) return std::move(rewritten).err();
-    auto journal = open_journal_file(image);
-    if (!journal) return std::move(journal).err();
-    return prepared_image{std::move(*journal), *rewritten};
-}
-
 }  // namespace
 
 int in_place_patch(const request& req, const invocation& inv, const std::function<int()>& check_args) {
@@ -121,21 +105,13 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     auto opener = make_delta_opener(file_arg(req, 1));
     if (!opener) return report(inv, opener.err());
     if (int rc = check_args()) return rc;
-    auto prepared = prepare(inv, *image);
-    if (!prepared) return report(inv, prepared.err());
-    auto* journal = &prepared->journal;
-    // Even without a journal of its own, a run never patches over a half-done one.
-    if (auto r = recover_first(inv, *image, **journal, true); !r) return report(inv, r.err());
 
     const auto start = std::chrono::steady_clock::now();
     const std::time_t start_time = std::time(nullptr);
-    in_place_options options;
+    update_options update = reporting_options(req, inv, *image);
+    in_place_options& options = update.patch;
     options.patch.require_checksum = req.verify;
     if (req.max_output > 0) options.patch.max_output = static_cast<std::uint64_t>(req.max_output);
-    options.journal = req.journal ? journal->get() : nullptr;
-    auto manifest = open_manifest_file(*image);
-    if (!manifest) return report(inv, manifest.err());
-    options.manifest = manifest->get();
     options.allow_unrecorded = req.force;
     const bool forced = req.progress.value_or(false);
     const bool show = !req.quiet && progress_wanted(inv.as_rdiff, req.progress ? &forced : nullptr);
@@ -169,8 +145,9 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
         if (!probe) return report(inv, probe.err());
         options.patch.delta_name = (*probe)->name();
     }
-    auto done = patch_in_place(*opener, *image, options);
-    warn_if_moved(inv, **journal);
+    auto updated = update_in_place(*image, *opener, update);
+    if (updated && updated->journal_moved_away) warn_moved(inv, updated->journal);
+    result<in_place_stats> done = updated ? result<in_place_stats>(updated->stats) : updated.err();
     // The summary counts what the progress line counted: the delta read.
     if (meter) done ? meter->summary(done->job.in_bytes) : meter->finish();
     if (!done) return report(inv, done.err());
@@ -191,17 +168,21 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     if (req.verify && !req.quiet && !done->up_to_date)
         std::fprintf(stderr, "%s: %s: verified %" PRId64 " bytes against the delta's XXH3-128 checksum\n",
                      inv.prog.c_str(), image->name().c_str(), done->job.out_bytes);
+    if (done->point_kept && req.verbose)
+        std::fprintf(stderr, "%s: %s: kept the image before this patch as restore point 1 (%" PRIu64 " bytes, in %s)\n",
+                     inv.prog.c_str(), image->name().c_str(), done->point_bytes, updated->history.c_str());
     if (req.json)
         std::fprintf(stderr,
                      "{\"command\": \"patch --in-place\", \"in_bytes\": %" PRId64 ", \"out_bytes\": %" PRId64
                      ", \"image_bytes_written\": %" PRIu64 ", \"journal_bytes_written\": %" PRIu64
                      ", \"syncs\": %" PRIu64 ", \"verified\": %s, \"verify_bytes_read\": %" PRIu64
                      ", \"manifest_used\": %s"
-                     ", \"manifest_published\": %s, \"up_to_date\": %s, \"basis\": \"%s\", \"elapsed_s\": %.3f}\n",
+                     ", \"manifest_published\": %s, \"up_to_date\": %s, \"basis\": \"%s\", \"point_kept\": %" PRIu64
+                     ", \"point_bytes\": %" PRIu64 ", \"elapsed_s\": %.3f}\n",
                      done->job.in_bytes, done->job.out_bytes, done->image_bytes_written, done->journal_bytes_written,
                      done->syncs, done->has_trailer ? "true" : "false", done->verify_bytes_read,
                      done->manifest_used ? "true" : "false", done->manifest_published ? "true" : "false",
-                     done->up_to_date ? "true" : "false", basis_word(done->basis),
+                     done->up_to_date ? "true" : "false", basis_word(done->basis), done->point_kept, done->point_bytes,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (req.statistics) {
         std::fprintf(stderr, "librsync: %s\n", format_stats(done->job, start_time, std::time(nullptr)).c_str());
@@ -225,12 +206,18 @@ int recover_command(const request& req, const invocation& inv) {
     if (req.files.size() != 1) return report_usage(inv, "Usage for recover: " + inv.prog + " recover IMAGE");
     auto image = in_place_fd::open(req.files[0]);
     if (!image) return report(inv, image.err());
-    auto prepared = prepare(inv, *image);
-    if (!prepared) return report(inv, prepared.err());
-    if (auto r = recover_first(inv, *image, *prepared->journal, prepared->rewritten); !r) return report(inv, r.err());
-    // Holding the lock with everything recovered, a note still on the file names a
-    // journal or staging file that no longer counts (deleted by hand, never valid).
-    image->clear_journal_mark();
+    bool anything = false;
+    update_options o = reporting_options(req, inv, *image);
+    auto say = o.on_recovered;
+    o.on_recovered = [&](const recovery_result& r, const std::string& j) { anything = true, say(r, j); };
+    auto rewritten = o.on_rewrite_finished;
+    o.on_rewrite_finished = [&](const std::string& s) { anything = true, rewritten(s); };
+    auto done = recover_image(*image, o);
+    if (done && done->journal_moved_away) warn_moved(inv, done->journal);
+    if (!done) return report(inv, done.err());
+    if (!anything)
+        std::fprintf(stderr, "%s: %s: no interrupted in-place patch or rewrite: nothing to do\n", inv.prog.c_str(),
+                     image->name().c_str());
     return exit_success;
 }
 
@@ -273,7 +260,9 @@ int verify_command(const request& req, const invocation& inv) {
     if (r->mismatched_chunks > 0)
         std::fprintf(stderr, "%s: %s: %" PRIu64 " chunks of %" PRIu64 " bytes differ from its manifest, at bytes %s\n",
                      prog, name, r->mismatched_chunks, r->chunk_size, ranges_text(*r).c_str());
+    const int history_rc = req.check_history ? verify_history_command(req, inv, *image) : exit_success;
     if (!r->clean()) return exit_code(errc::corrupt);
+    if (history_rc != exit_success) return history_rc;
     if (!req.quiet)
         std::fprintf(stderr,
                      "%s: %s: %" PRIu64 " bytes match its manifest (%" PRIu64 " chunks; %" PRIu64 " bytes read)\n",

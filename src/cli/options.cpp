@@ -67,10 +67,13 @@ std::string level_help(codec c) {
 constexpr command_set sig = command_bit(action::signature), dlt = command_bit(action::delta),
                       pat = command_bit(action::patch), bench = command_bit(action::benchmark),
                       inf = command_bit(action::info), rec = command_bit(action::recover),
-                      ver = command_bit(action::verify), psh = command_bit(action::push);
+                      ver = command_bit(action::verify), psh = command_bit(action::push),
+                      his = command_bit(action::history), rst = command_bit(action::restore),
+                      prn = command_bit(action::prune), pul = command_bit(action::pull);
 // push runs signature, delta and patch: rdiff's options reach those it runs.
 constexpr command_set rdiff_commands = sig | dlt | pat | psh;
-constexpr command_set every_command = rdiff_commands | bench | inf | rec | ver | psh;
+constexpr command_set history_commands = his | rst | prn;
+constexpr command_set every_command = rdiff_commands | bench | inf | rec | ver | psh | history_commands | pul;
 
 struct option_table {
     po::options_description general, signature, delta, io, extensions, hidden, all;
@@ -111,7 +114,7 @@ option_table::option_table() {
                       zstd_help = level_help(codec::zstd);
     rows(general, commands)("verbose,v", rdiff_commands, "Trace internal processing")(
         "version,V", every_command, "Show program version")("help,?", every_command, "Show this help message")(
-        "statistics,s", rdiff_commands, "Show performance statistics")("force,f", rdiff_commands,
+        "statistics,s", rdiff_commands, "Show performance statistics")("force,f", rdiff_commands | rst,
                                                                        "Force overwriting existing files");
     rows(signature, commands)("hash,H", rdiff_commands, arg("ALG"), "Hash algorithm: blake2 (default), md4")(
         "rollsum,R", rdiff_commands, arg("ALG"), "Rollsum algorithm: rabinkarp (default), rollsum");
@@ -129,11 +132,12 @@ option_table::option_table() {
         "progress", rdiff_commands, "Show a progress line on stderr (default: on a terminal)")(
         "no-progress", rdiff_commands, "Do not show progress")("nocache", rdiff_commands,
                                                                "Do not keep file data in the page cache")(
-        "no-sparse", pat, "patch: write zero runs as data, not as holes")(
+        "no-sparse", pat | rst, "patch, restore: write zero runs as data, not as holes")(
         "kernel-copy", pat, arg("WHEN"),
         "patch: copy long COPYs file to file with copy_file_range: auto (default: where the filesystem "
         "shares extents, e.g. XFS, btrfs, NFS), always, never")(
-        "fsync", rdiff_commands, "Flush each file output to disk before publishing it (durable against power loss)")(
+        "fsync", rdiff_commands | rst,
+        "Flush each file output to disk before publishing it (durable against power loss)")(
         "no-fsync", rdiff_commands, "Publish outputs without flushing them to disk (the default)")(
         "checksum", dlt, "delta: append the new file's length and XXH3-128 after END (the default)")(
         "verify", pat, "patch: require the checksum trailer, check it and report")(
@@ -146,18 +150,32 @@ option_table::option_table() {
         "basis-root", dlt, arg("ROOT"),
         "delta: name the basis's chunk root (32 hex digits) in the trailer, so patch --in-place refuses the delta "
         "for another version of the image (default: the root kept beside SIGNATURE, if any)")(
-        "ssh,e", psh, arg("CMD"), "push: run the remote side through CMD (default: ssh), e.g. 'ssh -p 2222 -i key'")(
-        "remote-rdelta", psh, arg("PATH"), "push: the rdelta program on the remote host (default: rdelta)")(
+        "keep-history", pat | psh,
+        "patch --in-place, push: keep the image as it was before as a restore point (see history, restore, prune)")(
+        "history-dir", pat | rec | ver | history_commands, arg("DIR"),
+        "where the image's restore points are kept (default: .IMAGE.rdelta-history beside it)")(
+        "keep-last", prn, arg("N"), "prune: keep the N newest points")(
+        "keep-daily", prn, arg("N"), "prune: keep the newest point of each of the last N days with points")(
+        "keep-weekly", prn, arg("N"), "prune: keep the newest point of each of the last N weeks with points")(
+        "keep-monthly", prn, arg("N"), "prune: keep the newest point of each of the last N months with points")(
+        "dry-run", prn, "prune: list the points that would go, change nothing")(
+        "history", ver, "verify: also check every restore point against its checksums")(
+        "delta-against", rst, arg("SIG"),
+        "restore: write the delta from SIG's file to the point instead of the point itself")(
+        "at", pul, arg("POINT"), "pull: bring back that restore point (default: the image as it is)")(
+        "ssh,e", psh | pul, arg("CMD"),
+        "push: run the remote side through CMD (default: ssh), e.g. 'ssh -p 2222 -i key'")(
+        "remote-rdelta", psh | pul, arg("PATH"), "push: the rdelta program on the remote host (default: rdelta)")(
         "signature-store", psh, arg("FILE"),
         "push: keep the signature of the remote image in FILE (default: under ~/.cache/rdelta/push/)")(
-        "gzip,z", sig | dlt | psh, level_arg(), gzip_help.c_str())(
-        "bzip2,i", sig | dlt | psh, level_arg(), bzip2_help.c_str())("zstd", sig | dlt | psh, level_arg(),
-                                                                     zstd_help.c_str())(
-        "ultra", sig | dlt | psh, "signature, delta, push: allow zstd levels 20 to 22 (much more memory)")(
-        "no-compress", psh, "push: send the delta uncompressed (default: zstd, as --zstd)")(
-        "json", rdiff_commands | bench | inf | ver | psh,
+        "gzip,z", sig | dlt | psh | pul, level_arg(), gzip_help.c_str())(
+        "bzip2,i", sig | dlt | psh | pul, level_arg(), bzip2_help.c_str())("zstd", sig | dlt | psh | pul, level_arg(),
+                                                                           zstd_help.c_str())(
+        "ultra", sig | dlt | psh | pul, "signature, delta, push: allow zstd levels 20 to 22 (much more memory)")(
+        "no-compress", psh | pul, "push: send the delta uncompressed (default: zstd, as --zstd)")(
+        "json", rdiff_commands | bench | inf | ver | psh | pul | history_commands,
         "signature, delta, patch, push: statistics as JSON on stderr; benchmark, info, verify: print JSON")(
-        "quiet,q", rdiff_commands | ver | psh,
+        "quiet,q", rdiff_commands | ver | psh | pul | history_commands,
         "signature, delta, patch, verify, push: no progress line, summary or warnings")(
         "check", inf, "info: only validate the file (exit status and one line)");
     // Accepted but not listed, as in rdiff.
@@ -313,6 +331,10 @@ constexpr numeric_option numeric_options[] = {
     {"threads", &request::threads, int64_limits::min(), int64_limits::max()},
     {"max-output", &request::max_output, int64_limits::min(), int64_limits::max()},
     {"max-strong-work", &request::max_strong_work, int64_limits::min(), int64_limits::max()},
+    {"keep-last", &request::keep_last, 0, int64_limits::max()},
+    {"keep-daily", &request::keep_daily, 0, int64_limits::max()},
+    {"keep-weekly", &request::keep_weekly, 0, int64_limits::max()},
+    {"keep-monthly", &request::keep_monthly, 0, int64_limits::max()},
 };
 
 // ----- Applying options, left to right ---------------------------------------------------
@@ -434,6 +456,12 @@ flow command_line::apply_option(const po::option& o, const step& s) {
         req_.no_checksum = true;
     } else if (key == "no-journal") {
         req_.journal = false;
+    } else if (key == "keep-history") {
+        req_.keep_history = true;
+    } else if (key == "dry-run") {
+        req_.dry_run = true;
+    } else if (key == "history") {
+        req_.check_history = true;
     } else if (key == "no-compress") {  // the last of it and -z, -i, --zstd wins
         req_.no_compress = true;
         req_.compression = codec::none;
@@ -484,6 +512,10 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         req_.basis_root = value;
         return flow::go_on;
     }
+    if (key == "history-dir" || key == "delta-against" || key == "at") {
+        (key == "history-dir" ? req_.history_dir : key == "at" ? req_.at_point : req_.delta_against) = value;
+        return flow::go_on;
+    }
     if (key == "ssh" || key == "remote-rdelta" || key == "signature-store") {
         (key == "ssh" ? req_.ssh_command : key == "remote-rdelta" ? req_.remote_rdelta : req_.signature_store) = value;
         return flow::go_on;
@@ -517,10 +549,15 @@ action match_action(std::string_view word, bool as_rdiff) {
     if (!as_rdiff && std::string_view("recover").starts_with(word)) return action::recover;
     if (!as_rdiff && !word.empty() && std::string_view("verify").starts_with(word)) return action::verify;
     if (!as_rdiff && word.size() >= 2 && std::string_view("push").starts_with(word)) return action::push;
+    if (!as_rdiff && word.size() >= 2 && std::string_view("history").starts_with(word)) return action::history;
+    if (!as_rdiff && word.size() >= 3 && std::string_view("restore").starts_with(word)) return action::restore;
+    if (!as_rdiff && word.size() >= 2 && std::string_view("prune").starts_with(word)) return action::prune;
+    if (!as_rdiff && word.size() >= 2 && std::string_view("pull").starts_with(word)) return action::pull;
     return action::none;
 }
 
-constexpr const char* every_command_name = "signature, delta, patch, recover, verify, push, info, benchmark, help";
+constexpr const char* every_command_name =
+    "signature, delta, patch, recover, verify, push, pull, history, restore, prune, info, benchmark, help";
 
 /// After the options: the action, and the one file delta and patch cannot do without.
 void command_line::resolve_action() {
@@ -558,6 +595,15 @@ void command_line::resolve_action() {
     if (req_.act == action::verify && req_.files.size() != 1) fail("Usage for verify: " + prog + " verify IMAGE");
     if (req_.act == action::push && req_.files.size() != 2)
         fail("Usage for push: " + prog + " [OPTIONS] push IMAGE [USER@]HOST:PATH");
+    if (req_.act == action::pull && req_.files.size() != 2)
+        fail("Usage for pull: " + prog + " [OPTIONS] pull [--at POINT] [USER@]HOST:PATH LOCAL");
+    if (req_.act == action::history && req_.files.size() != 1)
+        fail("Usage for history: " + prog + " history [--json] IMAGE");
+    if (req_.act == action::restore && req_.files.size() != 3)
+        fail("Usage for restore: " + prog + " restore IMAGE POINT OUTPUT");
+    if (req_.act == action::prune && req_.files.size() != 1)
+        fail("Usage for prune: " + prog +
+             " prune [--keep-last N] [--keep-daily D] [--keep-weekly W] [--keep-monthly M] [--dry-run] IMAGE");
     if (!as_rdiff_ && !error_) check_options_apply();
 }
 
@@ -568,8 +614,9 @@ void command_line::check_options_apply() {
         const command_set applies_to = option_commands(key);
         if (applies_to & command_bit(req_.act)) continue;
         std::string commands;
-        for (const action a : {action::signature, action::delta, action::patch, action::recover, action::verify,
-                               action::push, action::info, action::benchmark})
+        for (const action a :
+             {action::signature, action::delta, action::patch, action::recover, action::verify, action::push,
+              action::pull, action::history, action::restore, action::prune, action::info, action::benchmark})
             if (applies_to & command_bit(a)) commands.append(commands.empty() ? "" : ", ").append(action_name(a));
         const std::string name = key.starts_with('-') ? key : "--" + key;
         const bool compression = compression_option(key) != codec::none || key == "ultra";
@@ -645,6 +692,12 @@ constexpr command_line_help command_lines[] = {
     {action::recover, "recover IMAGE", "finish or roll back an interrupted in-place patch of IMAGE"},
     {action::verify, "verify IMAGE", "compare IMAGE with the manifest its last in-place patch left"},
     {action::push, "[OPTIONS] push IMAGE [USER@]HOST:PATH", "send IMAGE's changes over ssh into the copy at PATH"},
+    {action::pull, "[OPTIONS] pull [--at POINT] [USER@]HOST:PATH LOCAL",
+     "bring the remote image (or one of its restore points) back onto LOCAL over ssh"},
+    {action::history, "history [--json] IMAGE", "list IMAGE's restore points, newest first"},
+    {action::restore, "restore IMAGE POINT OUTPUT", "write IMAGE as it was at a restore point (number or date)"},
+    {action::prune, "prune --keep-last N|--keep-daily D|--keep-weekly W|--keep-monthly M [--dry-run] IMAGE",
+     "drop the restore points the rules do not keep"},
     {action::info, "info [--check] [--json] FILE", "describe and check a signature or a delta"},
     {action::benchmark, "benchmark [--json]", "measure the checksum kernels, signature, delta and patch"},
 };
@@ -688,6 +741,10 @@ const char* action_name(action a) {
         case action::info: return "info";
         case action::verify: return "verify";
         case action::push: return "push";
+        case action::pull: return "pull";
+        case action::history: return "history";
+        case action::restore: return "restore";
+        case action::prune: return "prune";
         case action::none: break;
     }
     return "";

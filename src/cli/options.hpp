@@ -24,8 +24,12 @@ enum class action {
     recover,
     info,
     verify,
-    push
-};  // the last five: rdelta only
+    push,
+    history,
+    restore,
+    prune,
+    pull
+};  // from benchmark on: rdelta only
 /// The commands an option applies to: one bit per action (command_bit).
 using command_set = unsigned;
 constexpr command_set command_bit(action a) {
@@ -83,6 +87,13 @@ struct request {
     bool json = false;                ///< --json: machine-readable output (benchmark, info; statistics of the others)
     bool check = false;               ///< --check: info only validates the file
     bool quiet = false;               ///< -q, --quiet: no progress line, summary or warnings
+    bool keep_history = false;        ///< --keep-history: patch --in-place, push keep restore points
+    std::string history_dir;          ///< --history-dir DIR: the image's history folder (default beside it)
+    std::int64_t keep_last = 0, keep_daily = 0, keep_weekly = 0, keep_monthly = 0;  ///< prune's rules
+    bool dry_run = false;        ///< --dry-run: prune lists what would go
+    bool check_history = false;  ///< --history: verify checks the history too
+    std::string delta_against;   ///< --delta-against SIG: restore writes a delta against SIG instead
+    std::string at_point;        ///< --at POINT: pull brings back that point (default: the image)
 };
 
 /// A usage error: message without program name, e.g. "unknown option: --bogus".

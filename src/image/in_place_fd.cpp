@@ -102,6 +102,12 @@ std::pair<std::int64_t, std::int64_t> in_place_fd::change_time() {
     return {static_cast<std::int64_t>(st.st_ctim.tv_sec), static_cast<std::int64_t>(st.st_ctim.tv_nsec)};
 }
 
+std::pair<std::int64_t, std::int64_t> in_place_fd::modification_time() {
+    struct stat st {};
+    if (::fstat(s_->fd_, &st) != 0) return {0, 0};
+    return {static_cast<std::int64_t>(st.st_mtim.tv_sec), static_cast<std::int64_t>(st.st_mtim.tv_nsec)};
+}
+
 result<void> in_place_fd::sync() {
     if (::fsync(s_->fd_) != 0) return io_fail(s_->name_, "fsync failed", errno);
     return {};

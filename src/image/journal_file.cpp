@@ -101,6 +101,24 @@ public:
         return sync_folder();
     }
     bool moved_away() const override { return moved_away_; }
+    result<bool> move_to(int folder_fd, const std::string& name) override {
+        if (auto o = open_existing(); !o) return std::move(o).err();
+        struct stat mine {
+        }, now{};
+        const bool same = ::fstat(fd_, &mine) == 0 &&
+                          ::fstatat(folder_, base_.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+                          mine.st_dev == now.st_dev && mine.st_ino == now.st_ino;
+        if (!same) return fail(errc::io_error, path_ + ": was moved or replaced during the patch: not kept");
+        if (::renameat2(folder_, base_.c_str(), folder_fd, name.c_str(), RENAME_NOREPLACE) != 0) {
+            if (errno == EXDEV) return false;
+            return io_fail(path_, "cannot move the journal into the history", errno);
+        }
+        close_fd();
+        if (::fsync(folder_fd) != 0 && errno != EINVAL && errno != EROFS)
+            return io_fail(path_, "fsync of the history folder failed", errno);
+        if (auto s = sync_folder(); !s) return std::move(s).err();
+        return true;
+    }
     const std::string& name() const override { return path_; }
 
 private:

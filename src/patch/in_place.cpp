@@ -16,10 +16,12 @@
 #include "extent_memo.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
+#include "history/keep_point.hpp"
 #include "journal_writer.hpp"
 #include "output_hash.hpp"
 #include "write_batch.hpp"
 
+#include <rdelta/history.hpp>
 #include <rdelta/in_place.hpp>
 #include <rdelta/journal.hpp>
 #include <rdelta/manifest.hpp>
@@ -383,7 +385,7 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
                                       const check_result& checked,
                                       const std::optional<std::array<std::uint8_t, 16>>& digest,
                                       detail::manifest_stager& stager, const detail::output_hash_result& before,
-                                      in_place_stats stats) {
+                                      std::optional<detail::point_footer> point, in_place_stats stats) {
     const patch_options& popt = options.patch;
     const std::uint64_t old_size = file.size(), new_size = checked.out_size;
     bool started = false;
@@ -415,8 +417,11 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
                 }
                 if (digest)
                     if (auto r = file.remember_applied({*digest, new_size}); !r) return r;
+                // A point keeps the bytes a shrinking patch cuts off, as well.
+                if (journal && point && new_size < old_size)
+                    if (auto r = journal->save(new_size, old_size - new_size); !r) return r;
                 if (journal)
-                    if (auto c = journal->commit(new_size); !c) return c;
+                    if (auto c = journal->commit(new_size, point ? &*point : nullptr); !c) return c;
                 if (new_size < old_size) {
                     if (auto r = file.resize(new_size); !r) return r;
                     if (auto s = file.sync(); !s) return s;
@@ -449,8 +454,19 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
         if (!options.journal) file.forget_applied();
         return roll_back(std::move(written).err(), file, options.journal);
     }
+    if (point) {
+        // The journal becomes the newest point, then the note goes: a crash between
+        // the two leaves a committed journal that recovery keeps the same way.
+        auto kept = options.keep_history->adopt(*options.journal);
+        if (!kept) {
+            stager.discard();
+            return fail(kept.err().code, "the patch is complete and verified, but keeping its restore point failed: " +
+                                             kept.err().message + " (the journal was left: recovery keeps it)");
+        }
+        stats.point_kept = kept->seq, stats.point_bytes = kept->stored_bytes;
+    }
     file.clear_journal_mark();  // whole and synced: a journal only finishes the size now
-    if (options.journal)
+    if (options.journal && !point)
         if (auto r = options.journal->remove(); !r) {
             stager.discard();
             return std::move(r).err();
@@ -463,7 +479,7 @@ result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place
                                               const in_place_options& options) {
     in_place_stats stats;
     if (options.journal) {
-        auto recovered = recover_in_place(file, *options.journal);
+        auto recovered = recover_in_place(file, *options.journal, options.keep_history);
         if (!recovered) return std::move(recovered).err();
         stats.recovered =
             recovered->action == recovery_action::rolled_back || recovered->action == recovery_action::completed;
@@ -512,7 +528,18 @@ result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place
         digest = hashed.digest();
         if (auto ok = check_not_applied(file, *digest, options, "the file"); !ok) return std::move(ok).err();
     }
-    return write_in_place(open, file, options, *checked, digest, stager, before, std::move(stats));
+    std::optional<detail::point_footer> point;
+    if (options.keep_history) {
+        if (!options.journal)
+            return fail(errc::param_error, popt.delta_name + ": keeping history needs the undo journal");
+        auto started = detail::start_point(file, checked->trailer, basis, checked->out_size, hashed.digest());
+        if (!started) {
+            stager.discard();
+            return std::move(started).err();
+        }
+        point = *started;
+    }
+    return write_in_place(open, file, options, *checked, digest, stager, before, point, std::move(stats));
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 // check out as a whole fails with corrupt and the image is left as it is, so a
 // damaged journal never "restores" garbage. Records are applied newest first, as
 // a block saved as a hole may have been written again (and saved as data) later.
+#include "journal_reader.hpp"
 #include "journal_writer.hpp"
 
 #include "format/netint.hpp"
+
+#include <rdelta/history.hpp>
 
 #include <algorithm>
 #include <cinttypes>
@@ -18,13 +21,10 @@
 
 namespace rdelta {
 
-namespace {
+using detail::header_slots;
+using detail::record_ref;
 
-struct record_ref {
-    std::uint64_t at;  // where its data starts in the journal
-    std::uint32_t kind;
-    std::uint64_t pos, len;
-};
+namespace detail {
 
 result<void> read_exact(journal_storage& j, std::uint64_t pos, std::span<std::uint8_t> out, const char* what) {
     std::size_t got = 0;
@@ -37,6 +37,12 @@ result<void> read_exact(journal_storage& j, std::uint64_t pos, std::span<std::ui
     return {};
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::read_exact;
+
 error bad_record(const journal_storage& j, std::uint64_t index, std::uint64_t at, const char* why) {
     char text[240];
     std::snprintf(text, sizeof text,
@@ -45,12 +51,9 @@ error bad_record(const journal_storage& j, std::uint64_t index, std::uint64_t at
     return fail(errc::corrupt, j.name() + text);
 }
 
-// The header slots: the newest valid one, if any became valid, and whether any
-// slot holds a byte at all (the journal is created with its header area zeroed).
-struct header_slots {
-    std::optional<detail::journal_header> newest;
-    bool blank = true;
-};
+}  // namespace
+
+namespace detail {
 
 result<header_slots> read_header_slots(journal_storage& j) {
     header_slots slots;
@@ -66,6 +69,10 @@ result<header_slots> read_header_slots(journal_storage& j) {
     return slots;
 }
 
+}  // namespace detail
+
+namespace {
+
 // No slot is valid, yet one was written: the header was damaged after it was
 // synced (it is synced before the image is written), so the file may be part old,
 // part new and nothing says which parts. Only a person can tell.
@@ -75,6 +82,10 @@ error damaged_header(const journal_storage& j) {
                                    "nothing was changed: keep both and restore the file from a copy, or delete the "
                                    "journal if no patch of the file was running");
 }
+
+}  // namespace
+
+namespace detail {
 
 result<std::vector<record_ref>> validate(journal_storage& j, const detail::journal_header& h) {
     std::vector<record_ref> refs;
@@ -108,6 +119,13 @@ result<std::vector<record_ref>> validate(journal_storage& j, const detail::journ
     return refs;
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::read_header_slots;
+using detail::validate;
+
 result<void> set_size(in_place_file& image, std::uint64_t size) {
     return image.resize(size);
 }
@@ -127,7 +145,7 @@ result<void> in_place_file::punch_hole(std::uint64_t pos, std::uint64_t len) {
 
 namespace {
 
-result<recovery_result> recover(in_place_file& image, journal_storage& journal) {
+result<recovery_result> recover(in_place_file& image, journal_storage& journal, history* keep) {
     recovery_result done;
     if (!journal.exists()) return done;
     auto slots = read_header_slots(journal);
@@ -186,6 +204,15 @@ result<recovery_result> recover(in_place_file& image, journal_storage& journal) 
         image.settle_applied();
     else
         image.forget_applied();
+    // A finished patch that kept history: its journal is the newest point. It is
+    // moved before the note goes, so a crash between the two leaves it replayable.
+    if (done.action == recovery_action::completed && keep && journal_keeps_point(journal)) {
+        auto kept = keep->adopt(journal);
+        if (!kept) return std::move(kept).err();
+        done.point_kept = kept->seq;
+        image.clear_journal_mark();
+        return done;
+    }
     image.clear_journal_mark();
     if (auto r = journal.remove(); !r) return std::move(r).err();
     return done;
@@ -194,8 +221,12 @@ result<recovery_result> recover(in_place_file& image, journal_storage& journal) 
 }  // namespace
 
 result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal) {
+    return recover_in_place(image, journal, nullptr);
+}
+
+result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal, history* keep) {
     try {
-        return recover(image, journal);
+        return recover(image, journal, keep);
     } catch (const std::bad_alloc&) {
         // The journal is still whole: running recovery again finishes the job.
         return fail(errc::mem_error, journal.name() + ": out of memory while recovering; run `rdelta recover` again");

@@ -136,8 +136,15 @@ result<void> journal_writer::make_durable() {
     return {};
 }
 
-result<void> journal_writer::commit(std::uint64_t new_size) {
+result<void> journal_writer::commit(std::uint64_t new_size, point_footer* point) {
     if (auto d = make_durable(); !d) return d;
+    if (point) {
+        point->records_end = end_, point->record_count = count_;
+        std::uint8_t bytes[point_footer_size];
+        encode_footer(*point, header_.nonce, bytes);
+        if (auto w = storage_.write(end_, bytes); !w) return w;
+        written_ += sizeof bytes;
+    }
     header_.state = journal_committed, header_.new_size = new_size;
     if (auto h = write_header(); !h) return h;
     ++syncs_;

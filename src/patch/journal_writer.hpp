@@ -5,6 +5,7 @@
 #pragma once
 
 #include "format/journal_format.hpp"
+#include "history/point_format.hpp"
 
 #include <rdelta/journal.hpp>
 
@@ -27,7 +28,9 @@ public:
     result<void> make_durable();
     /// The new file is complete and checked: a recovery now finishes the patch
     /// (sets the size to `new_size`) rather than rolling it back.
-    result<void> commit(std::uint64_t new_size);
+    /// With `point`, its footer is written past the last record first (the patch
+    /// keeps history): the commit makes both durable.
+    result<void> commit(std::uint64_t new_size, point_footer* point = nullptr);
 
     std::uint64_t bytes_written() const noexcept { return written_; }
     std::uint64_t syncs() const noexcept { return syncs_; }
