@@ -592,7 +592,8 @@ void command_line::resolve_action() {
     if (req_.act == action::info && req_.files.empty())
         fail("Usage for info: " + prog + " info [--check] [--json] FILE");
     if (req_.act == action::recover && req_.files.empty()) fail("Usage for recover: " + prog + " recover IMAGE");
-    if (req_.act == action::verify && req_.files.size() != 1) fail("Usage for verify: " + prog + " verify IMAGE");
+    if (req_.act == action::verify && req_.files.size() != 1)
+        fail("Usage for verify: " + prog + " verify [--history] IMAGE");
     if (req_.act == action::push && req_.files.size() != 2)
         fail("Usage for push: " + prog + " [OPTIONS] push IMAGE [USER@]HOST:PATH");
     if (req_.act == action::pull && req_.files.size() != 2)
@@ -690,14 +691,14 @@ constexpr command_line_help command_lines[] = {
     {action::delta, "[OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]", "write the delta from SIGNATURE's file to NEWFILE"},
     {action::patch, "[OPTIONS] patch BASIS [DELTA [NEWFILE]]", "apply DELTA to BASIS"},
     {action::recover, "recover IMAGE", "finish or roll back an interrupted in-place patch of IMAGE"},
-    {action::verify, "verify IMAGE", "compare IMAGE with the manifest its last in-place patch left"},
+    {action::verify, "verify [--history] IMAGE", "compare IMAGE with the manifest its last in-place patch left"},
     {action::push, "[OPTIONS] push IMAGE [USER@]HOST:PATH", "send IMAGE's changes over ssh into the copy at PATH"},
     {action::pull, "[OPTIONS] pull [--at POINT] [USER@]HOST:PATH LOCAL",
      "bring the remote image (or one of its restore points) back onto LOCAL over ssh"},
     {action::history, "history [--json] IMAGE", "list IMAGE's restore points, newest first"},
     {action::restore, "restore IMAGE POINT OUTPUT", "write IMAGE as it was at a restore point (number or date)"},
-    {action::prune, "prune --keep-last N|--keep-daily D|--keep-weekly W|--keep-monthly M [--dry-run] IMAGE",
-     "drop the restore points the rules do not keep"},
+    {action::prune, "prune RULE... [--dry-run] IMAGE",
+     "drop the restore points that no rule (--keep-last, --keep-daily, --keep-weekly, --keep-monthly) keeps"},
     {action::info, "info [--check] [--json] FILE", "describe and check a signature or a delta"},
     {action::benchmark, "benchmark [--json]", "measure the checksum kernels, signature, delta and patch"},
 };

@@ -293,13 +293,4 @@ result<std::unique_ptr<history>> history::open(const in_place_fd& image, const s
     return std::unique_ptr<history>(std::make_unique<detail::history_folder>(fd, path, s.dev_, s.ino_));
 }
 
-bool journal_keeps_point(journal_storage& journal) {
-    auto slots = detail::read_header_slots(journal);
-    if (!slots || !slots->newest) return false;
-    std::uint8_t bytes[detail::point_footer_size];
-    detail::point_footer f;
-    return detail::read_exact(journal, slots->newest->records_end, bytes, "its footer") &&
-           detail::decode_footer(bytes, slots->newest->nonce, f);
-}
-
 }  // namespace rdelta

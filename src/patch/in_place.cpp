@@ -16,8 +16,8 @@
 #include "extent_memo.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
-#include "history/keep_point.hpp"
 #include "journal_writer.hpp"
+#include "keep_point.hpp"
 #include "output_hash.hpp"
 #include "write_batch.hpp"
 

@@ -8,6 +8,8 @@
 #include "journal_reader.hpp"
 #include "journal_writer.hpp"
 
+#include "format/point_format.hpp"
+
 #include "format/netint.hpp"
 
 #include <rdelta/history.hpp>
@@ -141,6 +143,15 @@ result<void> in_place_file::punch_hole(std::uint64_t pos, std::uint64_t len) {
         pos += n;
     }
     return {};
+}
+
+bool journal_keeps_point(journal_storage& journal) {
+    auto slots = detail::read_header_slots(journal);
+    if (!slots || !slots->newest) return false;
+    std::uint8_t bytes[detail::point_footer_size];
+    detail::point_footer f;
+    return detail::read_exact(journal, slots->newest->records_end, bytes, "its footer") &&
+           detail::decode_footer(bytes, slots->newest->nonce, f);
 }
 
 namespace {

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "format/journal_format.hpp"
-#include "history/point_format.hpp"
+#include "format/point_format.hpp"
 
 #include <rdelta/journal.hpp>
 

@@ -33,8 +33,8 @@ complete_line "rdelta -H " blake2 md4
 complete_line "rdelta --rollsum " rabinkarp rollsum
 complete_line "rdelta --hash=m" md4
 complete_line "rdelta sig" signature
-complete_line "rdelta -s " benchmark delta help info patch push recover signature verify
-complete_line "rdelta help p" patch push
+complete_line "rdelta -s " benchmark delta help history info patch prune pull push recover restore signature verify
+complete_line "rdelta help p" patch prune pull push
 # Files after an option that takes a FILE.
 complete_line "rdelta delta --new-signature disk." disk.img disk.sig
 complete_line "rdelta push --signature-store o" other.txt
@@ -49,6 +49,8 @@ complete_line "rdelta patch --in-pl" --in-place
 complete_line "rdelta delta --in-pl" --in-place-safe
 complete_line "rdelta signature --chec"
 complete_line "rdelta info --c" --check
-complete_line "rdelta recover --" --help --version
+complete_line "rdelta recover --" --help --history-dir --version
+complete_line "rdelta prune --keep-" --keep-daily --keep-last --keep-monthly --keep-weekly
+complete_line "rdelta restore --history-dir " disk.img disk.sig other.txt
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

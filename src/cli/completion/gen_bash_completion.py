@@ -35,7 +35,7 @@ def options_of(text):
         names = [f"--{long_name}"] + ([f"-{short}"] if short and short != "?" else [])
         # An optional value (--zstd[=LEVEL]) is attached, never a separate word.
         (valued if value == "=" else flags).extend(names)
-        if value == "=" and metavar == "FILE":
+        if value == "=" and metavar in ("FILE", "DIR", "SIG"):
             file_valued.extend(n for n in names if n not in file_valued)
     return flags, valued
 

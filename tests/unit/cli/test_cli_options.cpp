@@ -356,8 +356,12 @@ TEST_CASE("help text: rdelta's lists every option") {
                          "              [OPTIONS] delta SIGNATURE [NEWFILE [DELTA]]\n"
                          "              [OPTIONS] patch BASIS [DELTA [NEWFILE]]\n"
                          "              recover IMAGE\n"
-                         "              verify IMAGE\n"
+                         "              verify [--history] IMAGE\n"
                          "              [OPTIONS] push IMAGE [USER@]HOST:PATH\n"
+                         "              [OPTIONS] pull [--at POINT] [USER@]HOST:PATH LOCAL\n"
+                         "              history [--json] IMAGE\n"
+                         "              restore IMAGE POINT OUTPUT\n"
+                         "              prune RULE... [--dry-run] IMAGE\n"
                          "              info [--check] [--json] FILE\n"
                          "              benchmark [--json]\n\n"));
     // Everything rdiff lists, in the same layout...
@@ -397,7 +401,7 @@ TEST_CASE("options apply to the commands their rows name") {
     CHECK(refused({"signature", "--checksum"}) == "--checksum does not apply to signature (only to delta)");
     CHECK(refused({"-j2", "patch", "a"}) == "--threads does not apply to patch (only to signature, delta, push)");
     CHECK(refused({"--check", "delta", "s"}) == "--check does not apply to delta (only to info)");
-    CHECK(refused({"-z", "patch", "a"}).starts_with("--gzip does not apply to patch (only to signature, delta, push)"));
+    CHECK(refused({"-z", "patch", "a"}).starts_with("--gzip does not apply to patch (only to signature, delta, push, pull)"));
     CHECK(option_commands("checksum") == command_bit(action::delta));
     CHECK(option_commands("no-such-option") == 0);
     // rdiff's options are accepted by each of rdiff's commands, under either name.

@@ -1,5 +1,5 @@
 // point_format.cpp - encoding and checking a restore point's footer.
-#include "point_format.hpp"
+#include "format/point_format.hpp"
 
 #include "format/netint.hpp"
 

@@ -3,8 +3,8 @@
 // the image's data only when no manifest gives it).
 #pragma once
 
-#include "patch/basis_check.hpp"
-#include "point_format.hpp"
+#include "basis_check.hpp"
+#include "format/point_format.hpp"
 
 #include <rdelta/in_place.hpp>
 
