@@ -91,6 +91,9 @@ result<void> journal_writer::save(std::uint64_t pos, std::uint64_t len) {
                 const std::uint64_t n = std::min(to, header_.old_size) - after;
                 if (image_.extent(after, n) != std::pair<bool, std::uint64_t>{true, n}) to = after;
             }
+            // A record never reaches past the old end (recovery takes one that does
+            // for damage): a hole up to an unaligned end stops there.
+            to = std::min(to, header_.old_size);
             if (auto r = add_record(record_hole, from, to - from, {}); !r) return r;
             pos += run;
             continue;

@@ -77,7 +77,10 @@ public:
     }
     result<void> punch_hole(std::uint64_t pos, std::uint64_t len) override {
         if (!p_->spend()) return cut();
-        for (std::uint64_t q = pos / page; q < (pos + len) / page && q < stored_.size(); ++q) {
+        // Whole pages are freed, and so is a last page the range covers to the end.
+        const std::uint64_t end = std::min<std::uint64_t>(pos + len, bytes_.size());
+        const std::uint64_t last = end == bytes_.size() ? pages(end) : end / page;
+        for (std::uint64_t q = pos / page; q < last && q < stored_.size(); ++q) {
             stored_[q] = false;
             std::fill_n(bytes_.begin() + static_cast<std::ptrdiff_t>(q * page),
                         std::min<std::uint64_t>(page, bytes_.size() - q * page), 0);
@@ -513,4 +516,27 @@ TEST_CASE("journal: many short commands are saved and written as a few long regi
         REQUIRE(recover_in_place(file, j).ok());
         CHECK((file.same(old_file) || file.same(new_file)));
     }
+}
+
+TEST_CASE("journal: a hole that runs to an unaligned end is saved up to that end, and rolls back") {
+    // The old file ends inside a 4 KiB block, in a hole: its hole record stops at the
+    // old end (one past it would be taken for damage, and the rollback refused).
+    test::bytes basis = test::random_bytes(100000 + 123, 91);
+    test::bytes next = basis;
+    std::fill(next.begin() + 60000, next.end(), 7);  // writes over the hole to the end
+    const auto delta = in_place_delta(basis, next, 1024, true);
+    power p;
+    paged_file file(basis, p);
+    for (std::size_t q = (64 << 10) / paged_file::page; q < file.stored_.size(); ++q) file.stored_[q] = false;
+    std::fill(file.bytes_.begin() + (64 << 10), file.bytes_.end(), 0);
+    const paged_file before = file;
+    memory_journal j;
+    in_place_options o;
+    o.allow_unrecorded = true;
+    o.journal = &j;
+    file.corrupt_next = true;  // fails the check after writing: the journal rolls it back
+    auto done = patch_in_place(opener_of(delta), file, o);
+    REQUIRE_FALSE(done.ok());
+    CHECK(done.err().message.find("rolled back") != std::string::npos);
+    CHECK(file.same(before));
 }
