@@ -7,7 +7,8 @@
 //    (zstd-compressed with --zstd; the readers below find that out by themselves)
 // 3. patches OLD out of place, sparse, checking the trailer before publishing
 //                                                         -> WORKDIR/rebuilt
-// 4. patches a copy of OLD in place with an undo journal  -> WORKDIR/image
+// 4. patches a copy of OLD in place with an undo journal, keeping OLD as a
+//    restore point (update_in_place)                      -> WORKDIR/image
 // Each output is published safely (temporary file, fsync, rename). Errors are
 // values: the program prints the message and exits with librsync's code.
 #include <rdelta/rdelta.hpp>
@@ -98,17 +99,14 @@ result<void> rebuild(const std::string& basis_path, const std::string& delta_pat
 }
 
 result<void> patch_image(const std::string& image_path, const std::string& delta_path) {
-    auto image = in_place_fd::open(image_path);
-    if (!image) return std::move(image).err();
-    if (auto locked = image->lock(); !locked) return locked;
-    auto journal = open_journal_file(*image);  // .IMAGE.rdelta-journal beside it, through its folder
-    if (!journal) return std::move(journal).err();
-    // A journal left by an interrupted run is rolled back first.
-    if (auto recovered = recover_in_place(*image, **journal); !recovered) return std::move(recovered).err();
-    in_place_options options;
-    options.patch.delta_name = delta_path;
-    options.patch.require_checksum = true;
-    options.journal = journal->get();
+    // One call does what `rdelta patch --in-place --keep-history` does: lock the
+    // image, finish an interrupted rewrite, recover an interrupted patch, then patch
+    // under the undo journal with the manifest, and keep the image as it was as a
+    // restore point in .IMAGE.rdelta-history.
+    update_options options;
+    options.patch.patch.delta_name = delta_path;
+    options.patch.patch.require_checksum = true;
+    options.keep_history = true;
     const delta_opener open_delta = [&]() -> result<std::unique_ptr<byte_source>> {
         auto in = input_file::open(delta_path);
         if (!in) return std::move(in).err();
@@ -116,10 +114,12 @@ result<void> patch_image(const std::string& image_path, const std::string& delta
         if (!delta) return std::move(delta).err();
         return std::unique_ptr<byte_source>(new decompressing_reader(std::move(*delta)));
     };
-    auto done = patch_in_place(open_delta, *image, options);
+    auto done = update_in_place(image_path, open_delta, options);
     if (!done) return std::move(done).err();
-    std::fprintf(stderr, "in place: %llu bytes written to the image, %llu to the journal, verified\n",
-                 (unsigned long long)done->image_bytes_written, (unsigned long long)done->journal_bytes_written);
+    std::fprintf(stderr,
+                 "in place: %llu bytes written to the image, %llu to the journal, verified; restore point %llu\n",
+                 (unsigned long long)done->stats.image_bytes_written,
+                 (unsigned long long)done->stats.journal_bytes_written, (unsigned long long)done->stats.point_kept);
     return {};
 }
 

@@ -10,6 +10,7 @@
 #include <rdelta/error.hpp>
 #include <rdelta/file.hpp>
 #include <rdelta/format.hpp>
+#include <rdelta/history.hpp>
 #include <rdelta/in_place.hpp>
 #include <rdelta/in_place_fd.hpp>
 #include <rdelta/input_file.hpp>
@@ -21,4 +22,5 @@
 #include <rdelta/patch.hpp>
 #include <rdelta/process.hpp>
 #include <rdelta/signature.hpp>
+#include <rdelta/update.hpp>
 #include <rdelta/version.hpp>
