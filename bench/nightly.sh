@@ -14,8 +14,10 @@
 #   --work       work folder (default /var/tmp/rdelta-nightly); it is removed at the
 #                end unless --keep. With --keep, a later run with the same --size and
 #                --seed reuses the two images
-#   --pipelines  subset of rdelta,rdelta-first,rdelta-nock,rdiff,rsync (default: all);
-#                rdelta-first is the recipe's first night, before the image has a manifest
+#   --pipelines  subset of rdelta,rdelta-history,rdelta-first,rdelta-nock,rdiff,rsync
+#                (default: all); rdelta-first is the recipe's first night, before the image
+#                has a manifest; rdelta-history the recipe with --keep-history (the image
+#                already keeps points), then the restore of point 1 and of the oldest point
 # Needs root (mount -o loop, drop_caches), mkfs.ext4, GNU time, python3, rdiff for
 # the rdiff row and rsync for the rsync row (apt-get install rsync; the row is
 # skipped when rsync is missing). Disk: about size + 4.5 x 15% of size free in the
@@ -31,7 +33,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 size=16G runs=1 work=/var/tmp/rdelta-nightly keep=0 seed=1
 rdelta=$here/build/src/cli/rdelta rdiff=/usr/bin/rdiff
-pipelines=rdelta,rdelta-first,rdelta-nock,rdiff,rsync
+pipelines=rdelta,rdelta-history,rdelta-first,rdelta-nock,rdiff,rsync
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -60,10 +62,10 @@ IFS=, read -ra want <<<"$pipelines"
 todo=()
 for p in "${want[@]}"; do
   case $p in
-    rdelta|rdelta-first|rdelta-nock) todo+=("$p") ;;
+    rdelta|rdelta-history|rdelta-first|rdelta-nock) todo+=("$p") ;;
     rdiff) [ -x "$rdiff" ] && todo+=(rdiff) || log "no rdiff at $rdiff: skipping the rdiff row" ;;
     rsync) command -v rsync >/dev/null && todo+=(rsync) || log "rsync is not installed (apt-get install rsync): skipping the rsync row" ;;
-    *) die "unknown pipeline $p (rdelta,rdelta-first,rdelta-nock,rdiff,rsync)" ;;
+    *) die "unknown pipeline $p (rdelta,rdelta-history,rdelta-first,rdelta-nock,rdiff,rsync)" ;;
   esac
 done
 [ ${#todo[@]} -gt 0 ] || die "no pipeline to run"
@@ -266,13 +268,14 @@ results=$work/results.tsv
 : > "$results"
 fresh_backup() {
   rm -f backup/backup.img backup/backup.new backup/.backup.img.rdelta-journal backup/.backup.img.rdelta-manifest*
+  rm -rf backup/.backup.img.rdelta-history backup/restored.img
   cp --sparse=always basis.img backup/backup.img
 }
 # The backup image as the last night's patch left it: with its manifest (untimed; a
 # delta of the basis against its own signature makes it).
-last_night_manifest() {
+last_night_manifest() {  # [--keep-history]
   [ -f host/night0.delta ] || "$rdelta" -q delta host/host.sig basis.img host/night0.delta
-  "$rdelta" -q patch --in-place backup/backup.img host/night0.delta
+  "$rdelta" -q patch --in-place "$@" backup/backup.img host/night0.delta
 }
 # after the backup side's step: what flushing the image to disk still takes, its disk use, correctness
 finish() {  # PIPELINE HOST_T HOST_RB HOST_RC BK_T BK_RB BK_RC BK_WB BK_WC DELTA OK
@@ -289,6 +292,7 @@ run_rdelta() {  # $1: rdelta, rdelta-first or rdelta-nock
   local p=$1 ok=yes hT hRB hRC
   fresh_backup; rm -f host/next.sig host/tonight.delta
   [ "$p" = rdelta ] && last_night_manifest
+  [ "$p" = rdelta-history ] && last_night_manifest --keep-history
   if [ "$p" != rdelta-nock ]; then
     step "$p.host" "cd host && '$rdelta' --json delta --in-place-safe --new-signature next.sig host.sig new.img tonight.delta"
   else
@@ -296,7 +300,9 @@ run_rdelta() {  # $1: rdelta, rdelta-first or rdelta-nock
   fi
   hT=$T hRB=$RB hRC=$RC
   cmp -s host/next.sig host/check.sig || { ok=no; log "  $p: next.sig differs from rdelta signature -b $B -S $S new.img"; }
-  if [ "$p" != rdelta-nock ]; then
+  if [ "$p" = rdelta-history ]; then
+    step "$p.backup" "'$rdelta' --json patch --in-place --verify --keep-history backup/backup.img host/tonight.delta"
+  elif [ "$p" != rdelta-nock ]; then
     step "$p.backup" "'$rdelta' --json patch --in-place --verify backup/backup.img host/tonight.delta"
   else
     step "$p.backup" "'$rdelta' --json patch --in-place backup/backup.img host/tonight.delta"
@@ -304,6 +310,22 @@ run_rdelta() {  # $1: rdelta, rdelta-first or rdelta-nock
   log "  $p: delta $(stat -c %s host/tonight.delta) bytes; $(tail -1 "$work/$p.host.err")"
   log "  $p: $(tail -1 "$work/$p.backup.err")"
   finish "$p" "$hT" "$hRB" "$hRC" "$T" "$RB" "$RC" "$WB" "$WC" "$(stat -c %s host/tonight.delta)" "$ok"
+  [ "$p" = rdelta-history ] && restore_points
+  return 0
+}
+
+# After rdelta-history's night: the point's bytes, and the restore of point 1 (the
+# image before tonight) and of the oldest point, each checked against its root.
+restore_points() {
+  local pts r1 rN bytes
+  pts=$("$rdelta" history --json backup/backup.img | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["points"]))')
+  bytes=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["point_bytes"])' "$work/rdelta-history.backup.err")
+  step restore-1 "'$rdelta' -q restore backup/backup.img 1 backup/restored.img"
+  r1=$T; rm -f backup/restored.img
+  step restore-oldest "'$rdelta' -q restore backup/backup.img $pts backup/restored.img"
+  rN=$T; rm -f backup/restored.img
+  printf '%s\t%s\t%s\t%s\t%s\n' "$run" "$bytes" "$(stat -c %s host/tonight.delta)" "$r1" "$rN" >> "$work/history.tsv"
+  log "  rdelta-history: point 1 holds $(numfmt --to=iec "$bytes"); restore of point 1 $r1 s, of point $pts (oldest) $rN s"
 }
 
 run_rdiff() {
@@ -334,7 +356,7 @@ for run in $(seq "$runs"); do
   log "run $run of $runs: ${order[*]}"
   for p in "${order[@]}"; do
     case $p in
-      rdelta|rdelta-first|rdelta-nock) run_rdelta "$p" ;;
+      rdelta|rdelta-history|rdelta-first|rdelta-nock) run_rdelta "$p" ;;
       rdiff) run_rdiff ;;
       rsync) run_rsync ;;
     esac
@@ -364,11 +386,12 @@ def med(rs, i, kind):
             return f"{v / k:.{2 if unit == 'GiB' else 1}f} {unit}"
     return f"{v:.0f} B"
 names = {"rdelta": "rdelta (README recipe, --verify; manifest from last night)",
+         "rdelta-history": "rdelta --keep-history (the same, keeping last night as a point)",
          "rdelta-first": "rdelta, first night (no manifest yet)", "rdelta-nock": "rdelta --no-checksum",
          "rdiff": "rdiff (signature nightly)", "rsync": "rsync --inplace --no-whole-file (local)"}
 print("| pipeline | host s | host read: disk / read() | backup s | backup read: disk / read() | backup written: dirtied / write() | delta | correct | backup flush after s | backup image disk use |")
 print("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
-for p in ("rdelta", "rdelta-first", "rdelta-nock", "rdiff", "rsync"):
+for p in ("rdelta", "rdelta-history", "rdelta-first", "rdelta-nock", "rdiff", "rsync"):
     if p not in rows:
         continue
     rs = rows[p]
@@ -377,5 +400,21 @@ for p in ("rdelta", "rdelta-first", "rdelta-nock", "rdiff", "rsync"):
     print(f"| {names[p]} | {med(rs, 2, 's')} | {host_read} | {med(rs, 5, 's')} | {med(rs, 6, 'b')} / {med(rs, 7, 'b')} | "
           f"{med(rs, 8, 'b')} / {med(rs, 9, 'b')} | {med(rs, 10, 'b')} | {ok} | {med(rs, 12, 's')} | {med(rs, 13, 'b')} |")
 PY
+if [ -s "$work/history.tsv" ]; then
+  python3 - "$work/history.tsv" "$results" <<'PY'
+import csv, statistics, sys
+h = list(csv.reader(open(sys.argv[1]), delimiter="\t"))
+rows = {}
+for r in csv.reader(open(sys.argv[2]), delimiter="\t"):
+    rows.setdefault(r[1], []).append(float(r[5]))
+med = lambda v: statistics.median(v)
+point, delta = med([float(r[1]) for r in h]), med([float(r[2]) for r in h])
+print()
+print(f"restore points: a night keeps {point / 2**20:.1f} MiB ({point / delta:.2f}x the delta's {delta / 2**20:.1f} MiB); "
+      f"restore of point 1 {med([float(r[3]) for r in h]):.2f} s, of the oldest {med([float(r[4]) for r in h]):.2f} s")
+if "rdelta" in rows and "rdelta-history" in rows:
+    print(f"the night with history / without: {med(rows['rdelta-history']) / med(rows['rdelta']):.2f}x (backup side)")
+PY
+fi
 awk -F'\t' '$12 != "yes" {bad = 1} END {exit !bad}' "$results" && { echo "!!! some result was wrong" >&2; exit 1; }
 exit 0
