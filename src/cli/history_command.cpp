@@ -3,6 +3,7 @@
 #include "history_command.hpp"
 
 #include "exit_codes.hpp"
+#include "restore_delta.hpp"
 
 #include <rdelta/in_place_fd.hpp>
 #include <rdelta/journal.hpp>
@@ -139,7 +140,8 @@ int history_command(const request& req, const invocation& inv) {
         points = std::move(*listed);
     }
     if (req.json) {
-        std::printf("{\"image\": %s, \"history\": %s, \"points\": [", json_string(found->image->name()).c_str(),
+        std::printf("{\"image\": %s, \"length\": %" PRIu64 ", \"history\": %s, \"points\": [",
+                    json_string(found->image->name()).c_str(), found->image->size(),
                     found->points ? json_string(found->points->name()).c_str() : "null");
         for (std::size_t i = 0; i < points.size(); ++i) {
             const auto& p = points[i];
@@ -162,6 +164,8 @@ int history_command(const request& req, const invocation& inv) {
 }
 
 int restore_command(const request& req, const invocation& inv) {
+    if (req.compression != codec::none && req.delta_against.empty())
+        return report_usage(inv, "restore compresses only what --delta-against writes");
     auto found = open_history(req, inv);
     if (!found) return report(inv, found.err());
     if (!found->points) return report(inv, no_history(*found));
@@ -170,6 +174,7 @@ int restore_command(const request& req, const invocation& inv) {
     std::string why;
     const auto number = resolve_point(req.files[1], *points, why);
     if (!number) return report(inv, fail(errc::param_error, found->image->name() + ": " + why));
+    if (!req.delta_against.empty()) return restore_delta(req, inv, *found->image, *found->points, *number);
     const std::string& target = req.files[2];
     if (target != "-")
         if (auto ok = output_file::check(target, req.force); !ok) return report(inv, ok.err());

@@ -57,8 +57,9 @@ po::typed_value<std::string>* level_arg() {
 }
 
 std::string level_help(codec c) {
-    return std::string("signature, delta, push: compress the output with ") + codec_name(c) + ", LEVEL 1-" +
-           std::to_string(max_level(c)) + " (default " + std::to_string(default_level(c)) + ")";
+    return std::string("signature, delta, push, pull, restore --delta-against: compress the output with ") +
+           codec_name(c) + ", LEVEL 1-" + std::to_string(max_level(c)) + " (default " +
+           std::to_string(default_level(c)) + ")";
 }
 
 // The commands each option applies to, under the name rdelta. Under the name rdiff
@@ -168,10 +169,10 @@ option_table::option_table() {
         "remote-rdelta", psh | pul, arg("PATH"), "push: the rdelta program on the remote host (default: rdelta)")(
         "signature-store", psh, arg("FILE"),
         "push: keep the signature of the remote image in FILE (default: under ~/.cache/rdelta/push/)")(
-        "gzip,z", sig | dlt | psh | pul, level_arg(), gzip_help.c_str())(
-        "bzip2,i", sig | dlt | psh | pul, level_arg(), bzip2_help.c_str())("zstd", sig | dlt | psh | pul, level_arg(),
-                                                                           zstd_help.c_str())(
-        "ultra", sig | dlt | psh | pul, "signature, delta, push: allow zstd levels 20 to 22 (much more memory)")(
+        "gzip,z", sig | dlt | psh | pul | rst, level_arg(), gzip_help.c_str())(
+        "bzip2,i", sig | dlt | psh | pul | rst, level_arg(), bzip2_help.c_str())("zstd", sig | dlt | psh | pul | rst,
+                                                                                 level_arg(), zstd_help.c_str())(
+        "ultra", sig | dlt | psh | pul | rst, "signature, delta, push: allow zstd levels 20 to 22 (much more memory)")(
         "no-compress", psh | pul, "push: send the delta uncompressed (default: zstd, as --zstd)")(
         "json", rdiff_commands | bench | inf | ver | psh | pul | history_commands,
         "signature, delta, patch, push: statistics as JSON on stderr; benchmark, info, verify: print JSON")(
@@ -601,7 +602,7 @@ void command_line::resolve_action() {
     if (req_.act == action::history && req_.files.size() != 1)
         fail("Usage for history: " + prog + " history [--json] IMAGE");
     if (req_.act == action::restore && req_.files.size() != 3)
-        fail("Usage for restore: " + prog + " restore IMAGE POINT OUTPUT");
+        fail("Usage for restore: " + prog + " restore [--delta-against SIG] IMAGE POINT OUTPUT");
     if (req_.act == action::prune && req_.files.size() != 1)
         fail("Usage for prune: " + prog +
              " prune [--keep-last N] [--keep-daily D] [--keep-weekly W] [--keep-monthly M] [--dry-run] IMAGE");
