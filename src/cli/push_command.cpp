@@ -221,6 +221,8 @@ std::vector<std::string> push_run::patch_words(bool new_file) const {
         for (const char* s : {"--fsync", "--", "/dev/null", "-"}) w.emplace_back(s);
         w.push_back(dest_.path);
     } else {
+        // --keep-history: the remote image as it was stays there as a restore point.
+        if (req_.keep_history) w.emplace_back("--keep-history");
         for (const char* s : {"--in-place", "--"}) w.emplace_back(s);
         w.push_back(dest_.path);
         w.emplace_back("-");
