@@ -165,17 +165,18 @@ option_table::option_table() {
         "restore: write the delta from SIG's file to the point instead of the point itself")(
         "at", pul, arg("POINT"), "pull: bring back that restore point (default: the image as it is)")(
         "ssh,e", psh | pul, arg("CMD"),
-        "push: run the remote side through CMD (default: ssh), e.g. 'ssh -p 2222 -i key'")(
-        "remote-rdelta", psh | pul, arg("PATH"), "push: the rdelta program on the remote host (default: rdelta)")(
+        "push, pull: run the remote side through CMD (default: ssh), e.g. 'ssh -p 2222 -i key'")(
+        "remote-rdelta", psh | pul, arg("PATH"), "push, pull: the rdelta program on the remote host (default: rdelta)")(
         "signature-store", psh, arg("FILE"),
         "push: keep the signature of the remote image in FILE (default: under ~/.cache/rdelta/push/)")(
         "gzip,z", sig | dlt | psh | pul | rst, level_arg(), gzip_help.c_str())(
         "bzip2,i", sig | dlt | psh | pul | rst, level_arg(), bzip2_help.c_str())("zstd", sig | dlt | psh | pul | rst,
                                                                                  level_arg(), zstd_help.c_str())(
-        "ultra", sig | dlt | psh | pul | rst, "signature, delta, push: allow zstd levels 20 to 22 (much more memory)")(
-        "no-compress", psh | pul, "push: send the delta uncompressed (default: zstd, as --zstd)")(
+        "ultra", sig | dlt | psh | pul | rst,
+        "signature, delta, push, pull, restore: allow zstd levels 20 to 22 (much more memory)")(
+        "no-compress", psh | pul, "push, pull: send the delta uncompressed (default: zstd, as --zstd)")(
         "json", rdiff_commands | bench | inf | ver | psh | pul | history_commands,
-        "signature, delta, patch, push: statistics as JSON on stderr; benchmark, info, verify: print JSON")(
+        "signature, delta, patch, push, pull: statistics as JSON on stderr; benchmark, info, verify: print JSON")(
         "quiet,q", rdiff_commands | ver | psh | pul | history_commands,
         "signature, delta, patch, verify, push: no progress line, summary or warnings")(
         "check", inf, "info: only validate the file (exit status and one line)");
