@@ -147,7 +147,10 @@ result<prune_report> prune_history(history& h, const prune_policy& policy, bool 
                                             [&](detail::point_file& out) { return write_merged(group, out); });
         if (!merged) return std::move(merged).err();
         ++report.merged;
-        for (std::size_t k = i; k < j; ++k)
+        // Oldest first: a point restores through every newer one, so a crash
+        // between two deletes must leave only points whose newer ones are all
+        // there (the merged point alone stands for the whole group).
+        for (std::size_t k = j; k-- > i;)
             if (auto r = folder->remove_point((*all)[k].info.seq); !r) return std::move(r).err();
         if (auto s = folder->sync(); !s) return std::move(s).err();
         i = j + 1;
