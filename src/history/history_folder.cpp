@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -26,6 +28,22 @@ namespace {
 
 constexpr const char* point_prefix = "point-";
 constexpr std::size_t seq_digits = 10;
+
+// Test hook (tests/cli/history_crash_test.py): RDELTA_TEST_KILL_AT_HISTORY_STEP=N
+// sends SIGKILL right after the Nth change to the history folder (a staging file
+// synced, a file renamed or moved in, a point deleted; and just before a committed
+// journal is moved in), so every crash point of a
+// prune, a kept patch or a recovery can be reached.
+void history_step() {
+#ifdef RDELTA_TESTING
+    static const long kill_at = [] {
+        const char* v = std::getenv("RDELTA_TEST_KILL_AT_HISTORY_STEP");
+        return v ? std::strtol(v, nullptr, 10) : 0L;
+    }();
+    static long steps = 0;
+    if (kill_at > 0 && ++steps == kill_at) std::raise(SIGKILL);
+#endif
+}
 
 error io_failed(const std::string& path, const char* what, int err) {
     return fail(errc::io_error, path + ": " + what + ": " + std::strerror(err));
@@ -151,6 +169,8 @@ result<std::vector<std::uint64_t>> history_folder::sequence_numbers() {
 result<std::unique_ptr<point_file>> history_folder::open_point(std::uint64_t seq) {
     const std::string name = file_name(seq), path = path_of(name);
     const int fd = io_detail::open_beside(fd_, name, O_RDONLY);
+    if (fd < 0 && errno == ELOOP)
+        return fail(errc::io_error, path + ": not a restore point rdelta made (a symbolic link): not followed");
     if (fd < 0) return io_failed(path, "cannot open the restore point", errno);
     struct stat st {};
     const std::string why = ::fstat(fd, &st) != 0 ? "cannot stat it" : untrusted_point(st);
@@ -159,6 +179,14 @@ result<std::unique_ptr<point_file>> history_folder::open_point(std::uint64_t seq
         return fail(errc::io_error, path + ": not a restore point rdelta made (" + why + "): not followed");
     }
     return std::make_unique<point_file>(fd, path);
+}
+
+result<void> history_folder::check_points() {
+    auto seqs = sequence_numbers();
+    if (!seqs) return std::move(seqs).err();
+    for (const std::uint64_t seq : *seqs)
+        if (auto file = open_point(seq); !file) return std::move(file).err();
+    return {};
 }
 
 result<std::vector<loaded_point>> history_folder::load_all() {
@@ -211,17 +239,20 @@ result<void> history_folder::replace_point(std::uint64_t seq, const std::functio
         (void)::unlinkat(fd_, staging.c_str(), 0);
         return done;
     }
+    history_step();
     if (::renameat(fd_, staging.c_str(), fd_, file_name(seq).c_str()) != 0) {
         const int err = errno;
         (void)::unlinkat(fd_, staging.c_str(), 0);
         return io_failed(path_of(file_name(seq)), "cannot put the new point in place", err);
     }
+    history_step();
     return sync();
 }
 
 result<void> history_folder::remove_point(std::uint64_t seq) {
     if (::unlinkat(fd_, file_name(seq).c_str(), 0) != 0 && errno != ENOENT)
         return io_failed(path_of(file_name(seq)), "cannot delete the restore point", errno);
+    history_step();
     return {};
 }
 
@@ -230,6 +261,7 @@ result<history_point> history_folder::adopt(journal_storage& journal) {
     if (!seqs) return std::move(seqs).err();
     const std::uint64_t seq = seqs->empty() ? 1 : seqs->front() + 1;
     const std::string name = file_name(seq);
+    history_step();
     auto moved = journal.move_to(fd_, name);
     if (!moved) return std::move(moved).err();
     if (!*moved) {
@@ -249,6 +281,7 @@ result<history_point> history_folder::adopt(journal_storage& journal) {
     } else if (auto s = sync(); !s) {
         return std::move(s).err();
     }
+    history_step();
     auto file = open_point(seq);
     if (!file) return std::move(file).err();
     auto p = read_point(std::move(*file));
@@ -290,7 +323,11 @@ result<std::unique_ptr<history>> history::open(const in_place_fd& image, const s
         return fail(errc::io_error,
                     path + ": not a history folder rdelta made (" + why + "): not followed; nothing was changed");
     }
-    return std::unique_ptr<history>(std::make_unique<detail::history_folder>(fd, path, s.dev_, s.ino_));
+    auto folder = std::make_unique<detail::history_folder>(fd, path, s.dev_, s.ino_);
+    // A planted point file (a symlink, another hard link, someone else's) stops
+    // every command, a patch before it writes anything, as a planted folder does.
+    if (auto ok = folder->check_points(); !ok) return std::move(ok).err();
+    return std::unique_ptr<history>(std::move(folder));
 }
 
 }  // namespace rdelta

@@ -67,6 +67,9 @@ public:
     /// file, synced, then renamed over the point `seq`'s file (or to it, when there
     /// is none), and the folder synced.
     result<void> replace_point(std::uint64_t seq, const std::function<result<void>(point_file&)>& fill);
+    /// Every point file is one rdelta made (a regular file of the caller's, one
+    /// link): checked when the folder is opened, before anything is written.
+    result<void> check_points();
     /// Delete the point `seq`'s file (synced by sync()).
     result<void> remove_point(std::uint64_t seq);
     result<void> sync();
