@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from push_test import SSHD, content, start_sshd
 from tally import check, summary
@@ -223,10 +224,44 @@ def push_keeps_history(rdelta, work, ssh):
     check(r.returncode == 0 and content(back) == versions[0], f"and pull --at 2 brings the first back ({r.stderr!r})")
 
 
+def killed_pulls(rdelta, work, ssh, runs):
+    """SIGKILL at random moments of a pull onto an existing LOCAL (the delta on its way,
+    the patch under its journal): after `rdelta recover LOCAL` it is exactly the old
+    image or exactly the point pulled, never a mix."""
+    rng = random.Random(12)
+    remote = os.path.join(work, "kill-remote.img")
+    nights = keep_nights(rdelta, work, remote, rng)
+    source = "root@127.0.0.1:" + remote
+    local = os.path.join(work, "kill-local.img")
+    args = [rdelta, "pull", "-q", "--ssh", " ".join(ssh), "--remote-rdelta", rdelta, "--at", "3", source, local]
+    write(local, nights[3])
+    t0 = time.monotonic()
+    whole = subprocess.run(args, capture_output=True, timeout=120)
+    took = time.monotonic() - t0
+    check(whole.returncode == 0 and content(local) == nights[0], f"an uninterrupted pull of point 3 ({whole.stderr!r})")
+    outcomes = {"old": 0, "new": 0}
+    for k in range(runs):
+        write(local, nights[3])
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0, took * 1.1))
+        proc.kill()
+        proc.wait()
+        r = run(rdelta, "recover", local)
+        now = content(local)
+        state = "old" if now == nights[3] else "new" if now == nights[0] else None
+        if state:
+            outcomes[state] += 1
+        check(r.returncode == 0 and state is not None,
+              f"kill {k} after a random moment: recover exits 0 ({r.stderr!r}) and LOCAL is the old image or point 3")
+    print(f"killed pulls: {runs}, LOCAL old after {outcomes['old']}, point 3 after {outcomes['new']}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rdelta", required=True)
-    rdelta = os.path.abspath(parser.parse_args().rdelta)
+    parser.add_argument("--kill-runs", type=int, default=int(os.environ.get("RDELTA_PULL_KILL_RUNS", "20")))
+    options = parser.parse_args()
+    rdelta = os.path.abspath(options.rdelta)
     if not os.path.exists(SSHD):
         print("sshd is not installed (.ci/install-deps installs openssh-server): skipped")
         return 77
@@ -235,6 +270,7 @@ def main():
         try:
             scenarios(rdelta, work, ssh)
             push_keeps_history(rdelta, work, ssh)
+            killed_pulls(rdelta, work, ssh, options.kill_runs)
         finally:
             subprocess.run(ssh + ["-O", "exit", "127.0.0.1"], capture_output=True)
             sshd.terminate()
