@@ -115,7 +115,8 @@ struct in_place_options {
     /// Old regions saved per journal batch before they are overwritten: each batch
     /// costs two journal syncs.
     std::uint64_t batch_bytes = std::uint64_t{64} << 20;
-    /// Called now and then while writing: delta bytes applied and their total.
+    /// Called now and then while writing: the output offset reached and the new
+    /// size (the image's progress, holes included).
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
     /// Called after each batch has been journaled and written (1, 2, ...): a hook for
     /// crash tests and for callers that want to watch the commit protocol.

@@ -70,6 +70,10 @@ struct job_stats {
     std::int64_t strong_bytes = 0;   ///< bytes hashed for those strong sums
     std::int64_t matches = 0;        ///< lookups that found a block
     bool checksum_verified = false;  ///< patch: a checksum trailer was present and matched
+    /// Bytes of the input counted in in_bytes (or, for an in-place patch, of the
+    /// output) that were holes of a sparse file: neither read nor written (rdelta
+    /// extension; 0 where the job reads a stream).
+    std::int64_t holes_skipped = 0;
 };
 
 /// Base of all streaming jobs.

@@ -90,16 +90,6 @@ int check_output_arg(const request& req, const invocation& inv, std::size_t inde
     return exit_success;
 }
 
-// Bytes this process has read with read() and pread() (/proc/self/io "rchar").
-std::int64_t bytes_read() {
-    std::FILE* f = std::fopen("/proc/self/io", "r");
-    if (!f) return 0;
-    long long rchar = 0;
-    if (std::fscanf(f, "rchar: %lld", &rchar) != 1) rchar = 0;
-    std::fclose(f);
-    return rchar;
-}
-
 double now_seconds() {
     timeval tv{};
     gettimeofday(&tv, nullptr);
@@ -119,14 +109,16 @@ public:
     }
     // rdelta's own summary: elapsed time, throughput, peak memory, and the bytes
     // really read from files (holes of sparse inputs are not read).
-    void summary(std::int64_t bytes_in) const {
+    void summary(std::int64_t bytes_in, std::int64_t holes = 0) const {
         if (!enabled_ || inv_.as_rdiff) return;
         const double secs = now_seconds() - start_precise_;
         rusage ru{};
         getrusage(RUSAGE_SELF, &ru);
-        std::fprintf(stderr, "%s: elapsed %.3f s, %.1f MB/s in, peak memory %.1f MiB, read %.1f MiB\n",
+        std::fprintf(stderr,
+                     "%s: elapsed %.3f s, %.1f MB/s in, peak memory %.1f MiB, read %.1f MiB, holes skipped %.1f MiB\n",
                      inv_.prog.c_str(), secs, secs > 0 ? static_cast<double>(bytes_in) / 1e6 / secs : 0.0,
-                     static_cast<double>(ru.ru_maxrss) / 1024.0, static_cast<double>(bytes_read()) / 1048576.0);
+                     static_cast<double>(ru.ru_maxrss) / 1024.0, static_cast<double>(process_bytes_read()) / 1048576.0,
+                     static_cast<double>(holes) / 1048576.0);
     }
 
     // --json: one object on stderr for scripts, whatever -s says.
@@ -140,9 +132,9 @@ public:
                      ", \"literal_commands\": %" PRId64 ", \"literal_bytes\": %" PRId64 ", \"copy_commands\": %" PRId64
                      ", \"copy_bytes\": %" PRId64 ", \"blocks\": %" PRId64
                      ", \"elapsed_s\": %.3f, \"peak_rss_bytes\": %lld"
-                     ", \"read_bytes\": %" PRId64 "}\n",
+                     ", \"read_bytes\": %" PRId64 ", \"holes_skipped\": %" PRId64 "}\n",
                      s.op, s.in_bytes, s.out_bytes, s.lit_cmds, s.lit_bytes, s.copy_cmds, s.copy_bytes, s.sig_blocks,
-                     secs, static_cast<long long>(ru.ru_maxrss) * 1024, bytes_read());
+                     secs, static_cast<long long>(ru.ru_maxrss) * 1024, process_bytes_read(), s.holes_skipped);
     }
 
 private:
@@ -303,8 +295,8 @@ int signature_command(const request& req, const invocation& inv) {
     if (auto same = in->check_unchanged(); !same) return report(inv, same.err());
     if (int rc = publish(*out, inv, req.quiet)) return rc;
     stats.job_done(done_stats);
-    meter->summary(done_stats.in_bytes);
-    stats.summary(done_stats.in_bytes);
+    meter->summary(done_stats.in_bytes, done_stats.holes_skipped);
+    stats.summary(done_stats.in_bytes, done_stats.holes_skipped);
     stats.json(done_stats);
     return exit_success;
 }
@@ -473,8 +465,8 @@ int delta_command(const request& req, const invocation& inv) {
         keep_new_root(req, inv, tail, *new_sig.out);
     }
     stats.job_done(*made);
-    meter->summary(made->in_bytes);
-    stats.summary(made->in_bytes);
+    meter->summary(made->in_bytes, made->holes_skipped);
+    stats.summary(made->in_bytes, made->holes_skipped);
     stats.json(*made);
     return exit_success;
 }

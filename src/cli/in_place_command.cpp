@@ -119,7 +119,7 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     options.progress = [&](std::uint64_t done, std::uint64_t total) {
         if (!meter)
             meter =
-                std::make_unique<progress_meter>(show, "patch --in-place (delta)", static_cast<std::int64_t>(total));
+                std::make_unique<progress_meter>(show, "patch --in-place (image)", static_cast<std::int64_t>(total));
         meter->update(static_cast<std::int64_t>(done));
     };
 #ifdef RDELTA_TESTING
@@ -148,8 +148,8 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
     auto updated = update_in_place(*image, *opener, update);
     if (updated && updated->journal_moved_away) warn_moved(inv, updated->journal);
     result<in_place_stats> done = updated ? result<in_place_stats>(updated->stats) : updated.err();
-    // The summary counts what the progress line counted: the delta read.
-    if (meter) done ? meter->summary(done->job.in_bytes) : meter->finish();
+    // The summary counts what the progress line counted: the image, holes apart.
+    if (meter) done ? meter->summary(done->job.out_bytes, done->job.holes_skipped) : meter->finish();
     if (!done) return report(inv, done.err());
     if (done->up_to_date) {
         if (!req.quiet)
@@ -178,11 +178,12 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
                      ", \"syncs\": %" PRIu64 ", \"verified\": %s, \"verify_bytes_read\": %" PRIu64
                      ", \"manifest_used\": %s"
                      ", \"manifest_published\": %s, \"up_to_date\": %s, \"basis\": \"%s\", \"point_kept\": %" PRIu64
-                     ", \"point_bytes\": %" PRIu64 ", \"elapsed_s\": %.3f}\n",
+                     ", \"point_bytes\": %" PRIu64 ", \"holes_skipped\": %" PRId64 ", \"elapsed_s\": %.3f}\n",
                      done->job.in_bytes, done->job.out_bytes, done->image_bytes_written, done->journal_bytes_written,
                      done->syncs, done->has_trailer ? "true" : "false", done->verify_bytes_read,
                      done->manifest_used ? "true" : "false", done->manifest_published ? "true" : "false",
                      done->up_to_date ? "true" : "false", basis_word(done->basis), done->point_kept, done->point_bytes,
+                     done->job.holes_skipped,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (req.statistics) {
         std::fprintf(stderr, "librsync: %s\n", format_stats(done->job, start_time, std::time(nullptr)).c_str());

@@ -23,8 +23,9 @@ public:
     /// Erase the line (also done by the destructor).
     void finish();
     /// After a successful run, a meter that was shown leaves one summary line:
-    /// "LABEL: N bytes in T s (R/s)".
-    void summary(std::int64_t done);
+    /// "LABEL: N bytes in T s (R/s read)", and the holes skipped when there were
+    /// some (`holes` of the `done` bytes were holes: neither read nor written).
+    void summary(std::int64_t done, std::int64_t holes = 0);
 
 private:
     void draw(std::int64_t done, double elapsed);
@@ -35,8 +36,13 @@ private:
     bool drawn_ = false;
     std::string label_;
     std::int64_t total_;
+    std::int64_t read_at_start_;  // process_bytes_read() when made
     std::chrono::steady_clock::time_point start_, last_;
 };
+
+/// Bytes this process has read with read() and pread() so far (/proc/self/io
+/// "rchar"; 0 where there is none): holes that were skipped are not in it.
+std::int64_t process_bytes_read();
 
 /// Whether to show progress: --progress/--no-progress, else only when stderr is a
 /// terminal; never when invoked as rdiff.

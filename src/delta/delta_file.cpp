@@ -102,6 +102,7 @@ result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const
     auto buf = detail::make_aligned_bytes(chunk);
     detail::aligned_bytes zeros;  // made at the first hole
     slack_holes holes(file, size);
+    std::uint64_t skipped = 0;
     for (std::uint64_t pos = 0; pos < size;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - pos));
         const std::uint8_t* bytes = buf.get();
@@ -111,6 +112,7 @@ result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const
                 std::memset(zeros.get(), 0, chunk);
             }
             bytes = zeros.get();
+            skipped += n;
             if (tap)
                 if (auto r = tap->zeros(n); !r) return std::move(r).err();
         } else {
@@ -123,7 +125,9 @@ result<job_stats> slack_delta_from(basis_reader& file, std::uint64_t size, const
         if (progress) progress(pos);
     }
     if (auto r = pump.push({}, true); !r) return std::move(r).err();
-    return j->stats();
+    job_stats stats = j->stats();
+    stats.holes_skipped = static_cast<std::int64_t>(skipped);
+    return stats;
 }
 
 }  // namespace
@@ -169,6 +173,7 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
                                        detail::read_alignment * detail::read_alignment
                                  : 0;
     detail::aligned_bytes buf;
+    std::uint64_t skipped = 0;           // hole bytes, not read
     std::uint8_t* last_start = nullptr;  // the last push's first byte when it was data
     std::size_t last_data = 0;           // bytes of the last push when it was data, else 0
     for (std::uint64_t pos = 0; pos < size;) {
@@ -181,6 +186,7 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
             }
             if (tap)
                 if (auto r = tap->zeros(hole); !r) return std::move(r).err();
+            skipped += hole;
             pos += hole;
             last_data = 0;
         } else {
@@ -206,7 +212,9 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
         if (progress) progress(pos);
     }
     if (auto r = j->push_to({}, true, sink); !r) return std::move(r).err();
-    return j->stats();
+    job_stats stats = j->stats();
+    stats.holes_skipped = static_cast<std::int64_t>(skipped);
+    return stats;
 }
 
 }  // namespace rdelta

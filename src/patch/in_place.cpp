@@ -203,13 +203,15 @@ result<check_result> check(byte_source& in, in_place_file& file, const patch_opt
 }
 
 // Pass 3: every command queued into write batches, which journal and then write.
+// Progress follows the image: the output offset reached, of the new size. Zeros
+// copied from a hole onto a hole are `holes` (neither read nor written).
 result<void> apply(byte_source& in, in_place_file& file, detail::write_batch& batch, const check_result& checked,
                    std::uint64_t basis_size, const patch_options& options,
-                   const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+                   const std::function<void(std::uint64_t, std::uint64_t)>& progress, std::uint64_t& holes) {
     detail::command_stream reader(in);
     if (auto started = reader.start(); !started) return started;
     dirty_regions dirty;
-    detail::extent_memo source_holes(file), holes(file);  // COPYs of zeros mostly read one block
+    detail::extent_memo source_holes(file), holes_now(file);  // COPYs of zeros mostly read one block
     std::uint64_t out = 0;
     for (;;) {
         auto c = reader.next();
@@ -222,14 +224,17 @@ result<void> apply(byte_source& in, in_place_file& file, detail::write_batch& ba
                 if (!piece) return std::move(piece).err();
                 if (auto q = batch.literal(at, *piece); !q) return q;
                 at += piece->size();
-                if (progress) progress(reader.consumed(), checked.delta_size);
+                if (progress) progress(at, checked.out_size);
             }
-        } else if (c->pos != out && !(source_holes.is_hole(c->pos, c->len) && holes.is_hole(out, c->len))) {
-            // (Zeros from a hole onto a hole, unwritten both: nothing to write or journal.)
-            if (auto q = batch.move(c->pos, out, c->len); !q) return q;
+        } else if (c->pos != out) {
+            // Zeros from a hole onto a hole, unwritten both: nothing to write or journal.
+            if (source_holes.is_hole(c->pos, c->len) && holes_now.is_hole(out, c->len))
+                holes += c->len;
+            else if (auto q = batch.move(c->pos, out, c->len); !q)
+                return q;
         }
         out += c->len;
-        if (progress) progress(reader.consumed(), checked.delta_size);
+        if (progress) progress(out, checked.out_size);
     }
     if (out != checked.out_size || reader.consumed() != checked.delta_size)
         return fail(errc::corrupt, options.delta_name + ": changed while it was being applied");
@@ -402,7 +407,10 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
             auto run = [&]() -> result<void> {
                 auto again = open();
                 if (!again) return std::move(again).err();
-                if (auto a = apply(**again, file, batch, checked, old_size, popt, options.progress); !a) return a;
+                std::uint64_t holes = 0;
+                auto a = apply(**again, file, batch, checked, old_size, popt, options.progress, holes);
+                stats.job.holes_skipped = static_cast<std::int64_t>(holes);
+                if (!a) return a;
                 if (new_size > old_size)
                     if (auto r = file.resize(new_size); !r) return r;
                 if (auto s = file.sync(); !s) return s;

@@ -14,6 +14,7 @@
 #include <rdelta/signature.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -136,12 +137,14 @@ result<bool> hash_in_pieces(basis_reader& basis, std::uint64_t offset, std::size
 
 // Records of the blocks of basis[offset, offset + len) into `records`.
 result<void> hash_slice(basis_reader& basis, std::uint64_t offset, std::size_t len, const sig_params& params,
-                        slice_worker& w, std::uint8_t* records, const std::vector<std::uint8_t>& zero_record) {
+                        slice_worker& w, std::uint8_t* records, const std::vector<std::uint8_t>& zero_record,
+                        std::atomic<std::uint64_t>& holes) {
     const std::size_t rec = params.record_size();
     if (len % params.block_len == 0 && basis.is_hole(offset, len)) {
         // A hole reads as zeros: no need to read or hash it.
         for (std::size_t i = 0; i < len / params.block_len; ++i)
             std::memcpy(records + i * rec, zero_record.data(), rec);
+        holes += len;
         return {};
     }
     if (auto pieces = hash_in_pieces(basis, offset, len, params, w, records); !pieces || *pieces)
@@ -197,6 +200,7 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
     if (auto sent = sink(header); !sent) return std::move(sent).err();
 
     worker_pool buffers(threads);
+    std::atomic<std::uint64_t> holes{0};
     const std::vector<std::uint8_t> zero_record = detail::zero_block_record(params);
     std::vector<std::uint8_t> records;
     std::vector<std::optional<error>> errors(round_slices);
@@ -209,8 +213,8 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
             const std::uint64_t from = offset + s * slice_bytes;
             const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(slice_bytes, round_end - from));
             const worker_pool::lease w(buffers);
-            auto done =
-                hash_slice(basis, from, len, params, w.get(), records.data() + s * slice_blocks * rec, zero_record);
+            auto done = hash_slice(basis, from, len, params, w.get(), records.data() + s * slice_blocks * rec,
+                                   zero_record, holes);
             if (!done) errors[s] = std::move(done).err();
         });
         for (auto& e : errors)
@@ -222,6 +226,7 @@ result<job_stats> detail::signature_from(basis_reader& basis, std::uint64_t size
         offset = round_end;
     }
     stats.out_bytes += static_cast<std::int64_t>(header.size());
+    stats.holes_skipped = static_cast<std::int64_t>(holes.load());
     return stats;
 }
 

@@ -208,7 +208,7 @@ def reporting_cases(rdelta, rdiff):
     check(r.returncode == 0 and stats.get("command") == "patch" and stats.get("out_bytes") == os.path.getsize("b"),
           f"patch --json: {r.stderr!r}")
     r = run(rdelta, "--progress", "delta", "j.sig", "b", "p.delta")
-    check(r.returncode == 0 and "delta: " in r.stderr and " in " in r.stderr and r.stderr.endswith("/s)\n"),
+    check(r.returncode == 0 and "delta: " in r.stderr and " in " in r.stderr and r.stderr.endswith("/s read)\n"),
           f"a progress line ends with a summary line: {r.stderr!r}")
     # Into a file or pipe (not a terminal): plain lines, no carriage return or escape
     # sequence. Input arriving slowly would redraw a terminal's line.
@@ -221,7 +221,7 @@ def reporting_cases(rdelta, rdiff):
     p.stdin.close()
     err = p.stderr.read()
     check(p.wait() == 0 and b"\r" not in err and b"\x1b" not in err and err.startswith(b"signature: ")
-          and err.endswith(b"/s)\n"), f"--progress into a pipe: plain lines only: {err!r}")
+          and err.endswith(b"/s read)\n"), f"--progress into a pipe: plain lines only: {err!r}")
     # patch: the summary line counts what the progress line counts (the delta read).
     size = os.path.getsize("j.delta")
     r = run(rdelta, "--progress", "patch", "a", "j.delta", "pj.out")
@@ -231,11 +231,25 @@ def reporting_cases(rdelta, rdiff):
     subprocess.run([rdelta, "delta", "--in-place-safe", "j.sig", "b", "ip.delta"], check=True)
     with open("img", "wb") as f:
         f.write(open("a", "rb").read())
-    size = os.path.getsize("ip.delta")
+    size = os.path.getsize("b")  # the image as the patch leaves it
     r = run(rdelta, "--progress", "patch", "--in-place", "img", "ip.delta")
     want = f"{size / 1024:.1f} KiB" if size >= 1024 else f"{size} B"
-    check(r.returncode == 0 and r.stderr.startswith(f"patch --in-place (delta): {want} in "),
-          f"patch --in-place's summary counts the delta ({size} bytes): {r.stderr!r}")
+    check(r.returncode == 0 and r.stderr.startswith(f"patch --in-place (image): {want} in "),
+          f"patch --in-place's summary follows the image ({size} bytes): {r.stderr!r}")
+    # A sparse file: rates count what is read, holes apart (summary, -s, --json).
+    with open("sparse.img", "wb") as f:
+        f.truncate(64 << 20)
+        f.seek(8 << 20)
+        f.write(os.urandom(1 << 20))
+    r = run(rdelta, "--progress", "-s", "--json", "signature", "sparse.img", "sparse.sig")
+    stats = json.loads(r.stderr.strip().splitlines()[-1]) if r.returncode == 0 else {}
+    check(stats.get("holes_skipped", 0) >= 62 << 20 and stats.get("read_bytes", 1 << 30) < 16 << 20,
+          f"signature --json: the holes skipped apart from the bytes read: {stats}")
+    check("MiB of holes skipped)" in r.stderr and ", holes skipped 6" in r.stderr,
+          f"the progress summary and -s name the holes skipped: {r.stderr!r}")
+    r = run(rdelta, "--json", "delta", "sparse.sig", "sparse.img", "sparse.delta")
+    stats = json.loads(r.stderr.strip().splitlines()[-1]) if r.returncode == 0 else {}
+    check(stats.get("holes_skipped", 0) >= 62 << 20, f"delta --json: the holes skipped: {stats}")
     r = run(rdelta, "--progress", "-q", "delta", "j.sig", "b", "q.delta")
     check(r.returncode == 0 and r.stderr == "", f"-q silences progress and summary: {r.stderr!r}")
     subprocess.run([rdelta, "delta", "--in-place-safe", "--no-checksum", "j.sig", "b", "nock.delta"], check=True)
