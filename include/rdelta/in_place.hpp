@@ -158,6 +158,13 @@ struct in_place_stats {
         matched,        ///< the file's manifest has that root
     };
     basis_check basis = basis_check::no_basis_root;
+    /// Where the time went, in seconds: pass 1 (check the delta), pass 2 (hash the
+    /// would-be output), the journaled writes (with the image's sync), reading back
+    /// what was written, and the commit (journal, truncation, point, manifest).
+    struct phase_seconds {
+        double check = 0, verify_before = 0, write = 0, verify_after = 0, commit = 0;
+    };
+    phase_seconds seconds;
     /// With keep_history: the sequence number of the point kept (0: none).
     std::uint64_t point_kept = 0;
     std::uint64_t point_bytes = 0;  ///< its file's size

@@ -178,12 +178,15 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
                      ", \"syncs\": %" PRIu64 ", \"verified\": %s, \"verify_bytes_read\": %" PRIu64
                      ", \"manifest_used\": %s"
                      ", \"manifest_published\": %s, \"up_to_date\": %s, \"basis\": \"%s\", \"point_kept\": %" PRIu64
-                     ", \"point_bytes\": %" PRIu64 ", \"holes_skipped\": %" PRId64 ", \"elapsed_s\": %.3f}\n",
+                     ", \"point_bytes\": %" PRIu64 ", \"holes_skipped\": %" PRId64
+                     ", \"seconds\": {\"check\": %.3f, \"verify_before\": %.3f, \"write\": %.3f, \"verify_after\": %.3f"
+                     ", \"commit\": %.3f}, \"elapsed_s\": %.3f}\n",
                      done->job.in_bytes, done->job.out_bytes, done->image_bytes_written, done->journal_bytes_written,
                      done->syncs, done->has_trailer ? "true" : "false", done->verify_bytes_read,
                      done->manifest_used ? "true" : "false", done->manifest_published ? "true" : "false",
                      done->up_to_date ? "true" : "false", basis_word(done->basis), done->point_kept, done->point_bytes,
-                     done->job.holes_skipped,
+                     done->job.holes_skipped, done->seconds.check, done->seconds.verify_before, done->seconds.write,
+                     done->seconds.verify_after, done->seconds.commit,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (req.statistics) {
         std::fprintf(stderr, "librsync: %s\n", format_stats(done->job, start_time, std::time(nullptr)).c_str());

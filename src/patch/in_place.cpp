@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -74,6 +75,20 @@ private:
 };
 
 constexpr std::size_t chunk_bytes = std::size_t{1} << 20;
+
+// Seconds since the last call (the first: since it was made), for in_place_stats::seconds.
+class lap_timer {
+public:
+    double lap() {
+        const auto now = std::chrono::steady_clock::now();
+        const double s = std::chrono::duration<double>(now - last_).count();
+        last_ = now;
+        return s;
+    }
+
+private:
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 error unsafe(const std::string& name, const detail::delta_command& c, std::uint64_t out_pos) {
     char text[260];
@@ -394,6 +409,7 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
     const patch_options& popt = options.patch;
     const std::uint64_t old_size = file.size(), new_size = checked.out_size;
     bool started = false;
+    lap_timer timer;
     auto written = [&]() -> result<void> {
         try {
             std::optional<detail::journal_writer> journal;
@@ -414,6 +430,7 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
                 if (new_size > old_size)
                     if (auto r = file.resize(new_size); !r) return r;
                 if (auto s = file.sync(); !s) return s;
+                stats.seconds.write = timer.lap();
                 if (detail::is_chunk_trailer(checked.trailer.data(), checked.trailer.size())) {
                     auto v = detail::verify_after_writing(file, checked.trailer, old_size, new_size, options.manifest,
                                                           before, popt);
@@ -423,6 +440,7 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
                     file_reader reader(file);
                     if (auto v = verify_trailer(checked.trailer, reader, new_size, popt.delta_name); !v) return v;
                 }
+                stats.seconds.verify_after = timer.lap();
                 if (digest)
                     if (auto r = file.remember_applied({*digest, new_size}); !r) return r;
                 // A point keeps the bytes a shrinking patch cuts off, as well.
@@ -480,6 +498,7 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
             return std::move(r).err();
         }
     stats.manifest_published = publish_manifest(file, stager, checked, options);
+    stats.seconds.commit = timer.lap();
     return stats;
 }
 
@@ -493,10 +512,12 @@ result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place
             recovered->action == recovery_action::rolled_back || recovered->action == recovery_action::completed;
     }
     const patch_options& popt = options.patch;
+    lap_timer timer;
     auto in = open();
     if (!in) return std::move(in).err();
     hashing_source hashed(**in);
     auto checked = check(hashed, file, popt, stats.job, nullptr);
+    stats.seconds.check = timer.lap();
     if (!checked) return explain_refusal(std::move(checked).err(), open, file, options);
     stats.has_trailer = !checked->trailer.empty();
     // The manifest alone says whether the delta is for this version of the file.
@@ -536,6 +557,7 @@ result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place
         digest = hashed.digest();
         if (auto ok = check_not_applied(file, *digest, options, "the file"); !ok) return std::move(ok).err();
     }
+    stats.seconds.verify_before = timer.lap();
     std::optional<detail::point_footer> point;
     if (options.keep_history) {
         if (!options.journal)
