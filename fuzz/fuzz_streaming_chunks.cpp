@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t full = max_strong_len(prm.format().strong);
     prm.block_len = p.boolean() ? p.value<std::uint32_t>(1, 64) : p.pick(larger_blocks);
     prm.strong_len = p.value<std::uint32_t>(1, static_cast<std::uint32_t>(full));
-    const delta_options opts{{fuzz_threads(p.value<unsigned>(1, 3))}};
+    // librsync's bytes (no checksum trailer): check_delta_against wants nothing after END.
+    const delta_options opts{{fuzz_threads(p.value<unsigned>(1, 3))}, false};
     // Big mode: its parameter and a 1-in-16 draw on the whole input (one_in), not
     // with blocks of 1-4 bytes (which match almost everywhere: a second per input).
     const bool big = p.value<unsigned>(0, 15) == 9 && one_in(data, size, 16) && prm.block_len > 4;

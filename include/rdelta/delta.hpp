@@ -22,9 +22,11 @@ class signature_tap;
 
 /// Options of a delta: those of every job, and the delta's own.
 struct delta_options : job_options {
-    /// Append the new file's checksum trailer after END. Off, a delta is
-    /// librsync's bytes (the C API's always are); the rdelta tool turns it on.
-    bool checksum = false;
+    /// Append the new file's checksum trailer after END (on by default, as the
+    /// rdelta tool writes it), so a patch against the wrong basis fails instead of
+    /// writing a wrong file. Off, a delta is librsync's exact bytes (the C API's
+    /// always are; `rdelta delta --no-checksum`).
+    bool checksum = true;
     /// Match only blocks at or after the window's own offset (as rsync's
     /// --inplace), so the delta can be applied in place; still a valid librsync delta.
     bool in_place_safe = false;
@@ -49,11 +51,12 @@ struct delta_options : job_options {
 /// `sig` must outlive the job; its index is used when build_index() made the one
 /// these options need, else the job builds its own. A signature with no blocks
 /// (an empty basis) makes every input chunk one LITERAL ("slack delta", so
-/// chunking matters only then). Output is byte-identical to rdiff 2.3.2
-/// whatever `options.threads` is; large input chunks are scanned on several cores.
-/// With `options.checksum`, 32 bytes follow END: "rdcm", the new file's length
-/// (u64 big-endian), the chunk size (u32, 65536) and the XXH3-128 root over the
-/// XXH3-128 of each chunk (docs/format.md, "Checksum trailer"); rdiff ignores them.
+/// chunking matters only then). Up to END the output is byte-identical to rdiff
+/// 2.3.2 whatever `options.threads` is; large input chunks are scanned on several
+/// cores. With `options.checksum` (the default), 32 bytes follow END: "rdcm", the
+/// new file's length (u64 big-endian), the chunk size (u32, 65536) and the XXH3-128
+/// root over the XXH3-128 of each chunk (docs/format.md, "Checksum trailer"); rdiff
+/// ignores them. Set `checksum = false` for rdiff's exact bytes.
 std::unique_ptr<job> make_delta_job(const signature& sig, delta_options options = {});
 
 /// The input piece size delta jobs scan best with: enough for `threads` cores

@@ -156,6 +156,7 @@ rs_job* delta_begin(rs_signature_t* sig) {
         job->base_weak = sig->weak_compares, job->base_calcs = sig->strong_calcs;
     }
     rdelta::delta_options options;
+    options.checksum = false;     // librsync's exact bytes: nothing after END
     options.max_strong_work = 0;  // librsync has no work budget
     // Each buffer is scanned as it comes, so the statistics (strong sums computed) are librsync's.
     job->impl = rdelta::detail::make_delta_job_gathering(sig ? sig->sig : empty, options, 0);

@@ -107,8 +107,9 @@ std::optional<std::string> job_rows(const bytes& basis, std::vector<row>& rows) 
     if (!sig) return sig.err().message;
     if (auto indexed = sig->build_index(); !indexed) return indexed.err().message;
     result<bytes> delta = bytes{};
-    rows.push_back({"delta", level,
-                    throughput(next.size(), [&] { delta = make_delta(*sig, next, 0, delta_options{all_cores}); })});
+    rows.push_back({"delta", level, throughput(next.size(), [&] {
+                        delta = make_delta(*sig, next, 0, delta_options{all_cores, false});
+                    })});
     if (!delta) return delta.err().message;
     result<bytes> out = bytes{};
     rows.push_back({"patch", level, throughput(next.size(), [&] { out = apply_patch(basis, *delta); })});

@@ -14,6 +14,9 @@
 using namespace rdelta;
 
 namespace {
+// The expected bytes below are rdiff's: no checksum trailer after END.
+const delta_options rdiff_bytes{{0}, false};
+
 signature signature_of(const test::bytes& basis, std::uint32_t magic_value, std::uint32_t block, std::uint32_t strong) {
     auto bytes = make_signature(basis, {magic_value, block, strong});
     REQUIRE(bytes.ok());
@@ -26,7 +29,7 @@ signature signature_of(const test::bytes& basis, std::uint32_t magic_value, std:
 std::string delta_hex(const test::bytes& basis, const test::bytes& next, std::uint32_t block = 256,
                       std::uint32_t magic_value = 0x72730147) {
     auto sig = signature_of(basis, magic_value, block, 32 / (magic_value & 1 ? 1 : 2));
-    auto d = make_delta(sig, next);
+    auto d = make_delta(sig, next, 0, rdiff_bytes);
     REQUIRE(d.ok());
     return test::to_hex(*d);
 }
@@ -76,7 +79,7 @@ TEST_CASE("duplicate blocks all map to the first, and only contiguous copies mer
 TEST_CASE("empty new file and empty signature") {
     CHECK(delta_hex(test::from_string("abc"), {}) == "7273023600");
     signature empty{sig_params{0x72730147, 256, 32}};
-    auto d = make_delta(empty, test::bytes(1000, 'x'), 256);
+    auto d = make_delta(empty, test::bytes(1000, 'x'), 256, rdiff_bytes);
     REQUIRE(d.ok());
     // Slack delta: one literal per input chunk (LIT 256 x3, LIT 232), then END.
     test::bytes expected = test::from_hex("72730236");
@@ -95,7 +98,7 @@ TEST_CASE("long literal runs are cut at 32768 bytes") {
     const auto basis = test::random_bytes(4096, 2);
     const auto fresh = test::random_bytes(100000, 3);
     auto sig = signature_of(basis, 0x72730147, 256, 32);
-    auto d = make_delta(sig, fresh);
+    auto d = make_delta(sig, fresh, 0, rdiff_bytes);
     REQUIRE(d.ok());
     // 3 x (42 8000 + 32768 bytes), then 42 06a0 + 1696 bytes, END.
     CHECK(d->size() == 4 + 3 * (3 + 32768) + 3 + 1696 + 1);
@@ -196,7 +199,7 @@ TEST_CASE("many identical weak sums with distinct strong sums are still matched 
     }
     REQUIRE(sig.add_block(real_sig->weak_sum(0), real_sig->strong_sum(0)));
     REQUIRE(sig.build_index().ok());
-    auto d = make_delta(sig, block);
+    auto d = make_delta(sig, block, 0, rdiff_bytes);
     REQUIRE(d.ok());
     // COPY(5000*8, 8) = 0x49 9c40 08
     CHECK(test::to_hex(*d) == test::to_hex(test::from_hex("72730236 49 9c40 08 00")));
@@ -425,7 +428,7 @@ TEST_CASE("tail windows with weak hits are hashed in batches of different length
         for (unsigned threads : {1u, 2u}) {
             CAPTURE(threads);
             const auto batches_before = detail::test_hooks::candidate_batches_run.load();
-            auto got = make_delta(sig, next, 0, delta_options{{threads}});
+            auto got = make_delta(sig, next, 0, delta_options{{threads}, false});
             REQUIRE(got.ok());
             CHECK(test::to_hex(*got) == test::to_hex(want));
             // MD4 tail windows are hashed one at a time (no multi-length MD4 kernel).

@@ -190,7 +190,7 @@ TEST_CASE("checksum trailer: written by delta, verified by patch") {
     auto sig = load_signature(*sig_bytes);
     REQUIRE(sig.ok());
     REQUIRE(sig->build_index().ok());
-    auto plain = make_delta(*sig, next);
+    auto plain = make_delta(*sig, next, 0, delta_options{{1}, false});
     auto checked = make_delta(*sig, next, 0, delta_options{{1}, true});
     REQUIRE(plain.ok());
     REQUIRE(checked.ok());
@@ -293,7 +293,7 @@ TEST_CASE("take_trailer: the caller checks its output with verify_trailer") {
     auto wrong_len = patch_taking_trailer(basis_bytes, other_len, trailer);
     REQUIRE(!wrong_len.ok());
     CHECK(wrong_len.err().code == errc::corrupt);
-    auto plain = make_delta(*sig, next);
+    auto plain = make_delta(*sig, next, 0, delta_options{{1}, false});  // no trailer to hand over
     REQUIRE(plain.ok());
     trailer.clear();
     CHECK(patch_taking_trailer(basis_bytes, *plain, trailer).ok());
