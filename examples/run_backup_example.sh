@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs examples/backup_files on a generated sparse image, with a plain and with a
 # zstd-compressed delta, and checks its outputs: the rebuilt file and the image
-# patched in place both equal the new image, no journal or temporary file is left. Usage: run_backup_example.sh BACKUP_FILES.
+# patched in place both equal the new image, a restore point is kept, no journal or
+# temporary file is left. Usage: run_backup_example.sh BACKUP_FILES.
 # Prints 'N passed, M failed'.
 set -u
 prog=$1
@@ -32,8 +33,10 @@ for mode in plain zstd; do
   check "[ $rc -eq 0 ]" "backup_files ($mode) exited $rc"
   check "cmp -s '$out/rebuilt' '$work/new'" "the rebuilt file ($mode) differs from the new one"
   check "cmp -s '$out/image' '$work/new'" "the image patched in place ($mode) differs from the new one"
-  check "[ -z \"\$(ls -A '$out' | grep -v -x -e old.sig -e new.delta -e rebuilt -e image)\" ]" \
-    "leftovers ($mode): $(ls -A "$out" | tr '\n' ' ')"
+  # Beside the image: its chunk manifest and the restore point update_in_place kept.
+  check "[ -z \"\$(ls -A '$out' | grep -v -x -e old.sig -e new.delta -e rebuilt -e image \
+    -e .image.rdelta-manifest -e .image.rdelta-history)\" ]" "leftovers ($mode): $(ls -A "$out" | tr '\n' ' ')"
+  check "[ -d '$out/.image.rdelta-history' ]" "no restore point kept ($mode)"
   check "[ \$(du -k '$out/rebuilt' | cut -f1) -lt 40000 ]" "the rebuilt file ($mode) is not sparse"
   magic=$(head -c 4 "$out/new.delta" | od -An -tx1 | tr -d ' ')
   expected=$([ $mode = zstd ] && echo 28b52ffd || echo 72730236)
