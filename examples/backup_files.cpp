@@ -60,7 +60,7 @@ result<void> diff(const signature& sig, const std::string& new_path, const std::
     if (!packer) return std::move(packer).err();
     file_basis reader(*in);
     delta_options options;
-    options.checksum = true;       // the new file's length and XXH3-128 after END
+    options.checksum = true;       // the default: the new file's length and XXH3-128 after END
     options.in_place_safe = true;  // patch --in-place can apply it
     auto made = make_delta_from(reader, in->size().value_or(0), sig, options, packer->sink(), [](std::uint64_t done) {
         std::fprintf(stderr, "\rdelta: %llu bytes", (unsigned long long)done);

@@ -56,9 +56,8 @@ int main() {
         return std::fprintf(stderr, "%s\n", loaded.err().message.c_str()), 1;
     if (auto indexed = sig.build_index(); !indexed)
         return std::fprintf(stderr, "%s\n", indexed.err().message.c_str()), 1;
-    delta_options with_check;
-    with_check.checksum = true;  // the receiver can verify what it rebuilds
-    auto delta_job = make_delta_job(sig, with_check);
+    // delta_options' default appends the checksum trailer: the receiver verifies what it rebuilds.
+    auto delta_job = make_delta_job(sig);
     auto delta = stream_through(*delta_job, new_data, net);
     if (!delta) return std::fprintf(stderr, "%s\n", delta.err().message.c_str()), 1;
 
@@ -66,7 +65,8 @@ int main() {
     memory_basis basis(old_data);
     patch_options options;
     options.delta_name = "peer delta";
-    options.max_output = 64 << 20;  // an untrusted peer cannot make us write more
+    options.max_output = 64 << 20;    // an untrusted peer cannot make us write more
+    options.require_checksum = true;  // a delta without trailer could not be verified
     auto patch_job = make_patch_job(basis, options);
     auto rebuilt = stream_through(*patch_job, *delta, net);
     if (!rebuilt) return std::fprintf(stderr, "%s\n", rebuilt.err().message.c_str()), 1;
