@@ -29,6 +29,7 @@ passed=0 failed=0
 check() { if eval "$1"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $2"; fi; }
 size=$(stat -c %s "$work/new")
 
+: >"$work/server.out"  # exists before the background server's shell opens it
 "$prog" serve "$work/new" 2 >"$work/server.out" 2>"$work/server.err" &
 server=$!
 port=
