@@ -350,6 +350,41 @@ run_rsync() {
   finish rsync - - - "$T" "$RB" "$RC" "$WB" "$WC" "$sent" yes
 }
 
+# The night's floor, in the same run: reading the new image's data once from a cold
+# cache (its extents only, as the delta reads it), plus writing the bytes the patch
+# changed twice with fsync (the journal's copy of the old bytes, then the new ones).
+write_read_extents() {  # a script that reads a file's data extents, skipping its holes
+  cat > "$work/read_extents.py" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size, pos = os.fstat(fd).st_size, 0
+while pos < size:
+    try:
+        data = os.lseek(fd, pos, os.SEEK_DATA)
+    except OSError:
+        break
+    hole = os.lseek(fd, data, os.SEEK_HOLE)
+    while data < hole:
+        n = len(os.pread(fd, min(8 << 20, hole - data), data))
+        if n == 0:
+            break
+        data += n
+    pos = hole
+PY
+}
+run_floor() {
+  local changed rT
+  changed=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["image_bytes_written"])' "$work/rdelta.backup.err" 2>/dev/null || echo 0)
+  [ "$changed" -gt 0 ] || { log "  floor: no steady night measured yet"; return 0; }
+  write_read_extents
+  step floor.read "python3 '$work/read_extents.py' host/new.img"
+  rT=$T
+  step floor.write "for k in 1 2; do head -c $changed /dev/zero | dd of=backup/floor.tmp bs=1M iflag=fullblock conv=fsync,notrunc status=none; done"
+  rm -f backup/floor.tmp
+  printf '%s\t%s\t%s\t%s\n' "$run" "$rT" "$T" "$changed" >> "$work/floor.tsv"
+  log "  floor: read the new image's data $rT s, write $(numfmt --to=iec "$changed") twice with fsync $T s"
+}
+
 for run in $(seq "$runs"); do
   n=${#todo[@]} k=$(( (run - 1) % ${#todo[@]} ))
   order=("${todo[@]:k}" "${todo[@]:0:k}")
@@ -361,6 +396,8 @@ for run in $(seq "$runs"); do
       rsync) run_rsync ;;
     esac
   done
+  [[ " ${todo[*]} " == *" rdelta "* ]] && run_floor
+  [ -f "$work/rdelta.backup.err" ] && tail -1 "$work/rdelta.backup.err" >> "$work/phases.jsonl"
 done
 rm -f backup/backup.img backup/rdiff.sig
 
@@ -400,6 +437,24 @@ for p in ("rdelta", "rdelta-history", "rdelta-first", "rdelta-nock", "rdiff", "r
     print(f"| {names[p]} | {med(rs, 2, 's')} | {host_read} | {med(rs, 5, 's')} | {med(rs, 6, 'b')} / {med(rs, 7, 'b')} | "
           f"{med(rs, 8, 'b')} / {med(rs, 9, 'b')} | {med(rs, 10, 'b')} | {ok} | {med(rs, 12, 's')} | {med(rs, 13, 'b')} |")
 PY
+if [ -s "$work/floor.tsv" ]; then
+  python3 - "$work/floor.tsv" "$results" "$work/phases.jsonl" <<'PY'
+import csv, json, statistics, sys
+med = statistics.median
+f = list(csv.reader(open(sys.argv[1]), delimiter="\t"))
+rows = [r for r in csv.reader(open(sys.argv[2]), delimiter="\t") if r[1] == "rdelta"]
+phases = [json.loads(l)["seconds"] for l in open(sys.argv[3]) if l.strip()]
+read, write = med([float(r[1]) for r in f]), med([float(r[2]) for r in f])
+host, backup = med([float(r[2]) for r in rows]), med([float(r[5]) for r in rows])
+floor, night = read + write, host + backup
+print()
+print(f"the floor: read the new image's data {read:.2f} s + write the changed bytes twice with fsync {write:.2f} s "
+      f"= {floor:.2f} s; the steady night {night:.2f} s = {night / floor:.2f}x the floor")
+print(f"the steady night: delta and next signature (one read) {host:.2f} s, patch {backup:.2f} s: "
+      + ", ".join(f"{k.replace('_', ' ')} {med([p[k] for p in phases]):.2f} s"
+                  for k in ("check", "verify_before", "write", "verify_after", "commit")))
+PY
+fi
 if [ -s "$work/history.tsv" ]; then
   python3 - "$work/history.tsv" "$results" <<'PY'
 import csv, statistics, sys
