@@ -1,21 +1,15 @@
 // in_place.cpp - patching a basis file in place: check the whole delta, then write
 // it in journaled batches.
 //
-// The output is written front to back, so the regions already written with new
-// data ("dirty") form an increasing list. A COPY is safe when its source avoids
-// every dirty region and does not start before its own destination while
-// overlapping it (a forward copy would overwrite its own source). A COPY to the
-// same offset is a no-op and leaves its region clean.
-//
 // The delta is read as a stream, once per pass: pass 1 checks it, pass 2 (only
 // with a checksum trailer) hashes the would-be output, pass 3 writes. Writes are
 // queued in batches (write_batch.cpp) whose old regions are journaled and synced
 // before any of them is written.
 #include "basis_check.hpp"
-#include "core/stat_counter.hpp"
 #include "extent_memo.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
+#include "in_place_check.hpp"
 #include "journal_writer.hpp"
 #include "keep_point.hpp"
 #include "output_hash.hpp"
@@ -37,42 +31,13 @@
 
 namespace rdelta {
 
+using detail::check;
+using detail::check_command;
+using detail::check_result;
+using detail::dirty_regions;
+using detail::find_trailer;
+
 namespace {
-
-struct region {
-    std::uint64_t from, to;
-};
-
-// Regions already written, sorted and disjoint. Memory is bounded: past max_regions
-// neighbours are merged pairwise, which only makes the check stricter (a COPY from a
-// merged gap is refused). rdelta's --in-place-safe deltas copy only from at or after
-// the output offset, beyond every dirty region, so they never reach a lookup.
-class dirty_regions {
-public:
-    void add(std::uint64_t from, std::uint64_t to) {
-        if (!list_.empty() && list_.back().to == from)
-            list_.back().to = to;
-        else
-            list_.push_back({from, to});
-        if (list_.size() > max_regions) coarsen();
-    }
-    bool intersects(std::uint64_t from, std::uint64_t to) const {
-        // First region ending after `from`.
-        auto it = std::upper_bound(list_.begin(), list_.end(), from,
-                                   [](std::uint64_t v, const region& r) { return v < r.to; });
-        return it != list_.end() && it->from < to;
-    }
-
-private:
-    static constexpr std::size_t max_regions = std::size_t{1} << 20;  // 16 MiB
-    void coarsen() {
-        std::size_t k = 0;
-        for (std::size_t i = 0; i < list_.size(); i += 2)
-            list_[k++] = {list_[i].from, i + 1 < list_.size() ? list_[i + 1].to : list_[i].to};
-        list_.resize(k);
-    }
-    std::vector<region> list_;
-};
 
 constexpr std::size_t chunk_bytes = std::size_t{1} << 20;
 
@@ -89,133 +54,6 @@ public:
 private:
     std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
-
-error unsafe(const std::string& name, const detail::delta_command& c, std::uint64_t out_pos) {
-    char text[260];
-    std::snprintf(text, sizeof text,
-                  "cannot be applied in place: the COPY at offset %" PRIu64 " reads basis bytes %" PRIu64 "..%" PRIu64
-                  " after they are overwritten (output offset %" PRIu64 "); make it with delta --in-place-safe",
-                  c.offset, c.pos, c.pos + c.len, out_pos);
-    return fail(errc::param_error, name + ": " + text);
-}
-
-// The checks every command must pass before (pass 1) and again while (pass 3) it is
-// applied: within the output limit and the basis, and safe in place. Pass 3 repeats
-// them so a delta file changed between the passes cannot write unchecked commands.
-result<void> check_command(const detail::delta_command& c, std::uint64_t out, std::uint64_t basis_size,
-                           dirty_regions& dirty, const patch_options& options) {
-    if (c.len > options.max_output - out)
-        return fail(errc::mem_error, options.delta_name + ": output would exceed the limit");
-    if (c.kind == detail::cmd_kind::literal) {
-        dirty.add(out, out + c.len);
-        return {};
-    }
-    if (c.pos > basis_size || c.len > basis_size - c.pos) {
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "COPY at offset %" PRIu64 " reads past the end of the basis (%" PRIu64 " bytes)", c.offset,
-                      basis_size);
-        return fail(errc::input_ended, options.delta_name + ": " + text);
-    }
-    const bool overlaps_own = c.pos < out && c.pos + c.len > out;
-    if (c.pos != out && (overlaps_own || (c.pos < out && dirty.intersects(c.pos, c.pos + c.len))))
-        return unsafe(options.delta_name, c, out);
-    if (c.pos != out) dirty.add(out, out + c.len);
-    return {};
-}
-
-struct check_result {
-    std::uint64_t out_size = 0;
-    std::uint64_t delta_size = 0;       // decoded bytes up to END
-    std::vector<std::uint8_t> trailer;  // empty: none
-};
-
-// Basis bytes a run of COPYs reads, hashed in pass 2 once the run ends (source
-// bytes are still original then).
-struct pending_copy {
-    std::uint64_t pos = 0, len = 0;
-
-    result<void> hash(in_place_file& file, std::span<std::uint8_t> buf, detail::stream_checksum& sum,
-                      const patch_options& options) {
-        for (std::uint64_t done = 0; done < len;) {
-            const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), len - done));
-            if (file.is_hole(pos + done, n)) {
-                sum.update_zeros(n);
-                done += n;
-                continue;
-            }
-            auto got = file.read(pos + done, {buf.data(), n});
-            if (!got) return std::move(got).err();
-            if (*got == 0) return fail(errc::input_ended, options.delta_name + ": basis ended while reading");
-            sum.update(buf.data(), *got);
-            done += *got;
-        }
-        len = 0;
-        return {};
-    }
-};
-
-// Pass 1 (sum == nullptr) decodes everything and checks it; pass 2 feeds the would-be
-// output to `sum` and compares it with the trailer. Nothing is written.
-result<check_result> check(byte_source& in, in_place_file& file, const patch_options& options, job_stats& stats,
-                           detail::stream_checksum* sum) {
-    detail::command_stream reader(in);
-    if (auto started = reader.start(); !started) return std::move(started).err();
-    const std::uint64_t basis_size = file.size();
-    dirty_regions dirty;
-    check_result res;
-    std::uint64_t& out = res.out_size;
-    const std::size_t buf_size = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, basis_size + 1));
-    auto buf_store = detail::make_aligned_bytes(sum ? buf_size : 0);  // read into
-    const std::span<std::uint8_t> buf(buf_store.get(), sum ? buf_size : 0);
-    stats = job_stats{};
-    stats.op = "patch";
-    pending_copy pending;
-    for (;;) {
-        auto c = reader.next();
-        if (!c) return std::move(c).err();
-        if (c->kind == detail::cmd_kind::end) break;
-        if (auto ok = check_command(*c, out, basis_size, dirty, options); !ok) return std::move(ok).err();
-        if (c->kind == detail::cmd_kind::literal) {
-            if (sum)
-                if (auto h = pending.hash(file, buf, *sum, options); !h) return std::move(h).err();
-            while (reader.literal_left() > 0) {
-                auto piece = reader.literal_piece(chunk_bytes);
-                if (!piece) return std::move(piece).err();
-                if (sum) sum->update(piece->data(), piece->size());
-            }
-            stats.lit_cmds += 1, detail::add_declared(stats.lit_bytes, c->len);
-        } else {
-            // COPYs that continue one another are hashed as one read.
-            if (sum && pending.len > 0 && pending.pos + pending.len != c->pos)
-                if (auto h = pending.hash(file, buf, *sum, options); !h) return std::move(h).err();
-            if (sum) pending.pos = pending.len > 0 ? pending.pos : c->pos, pending.len += c->len;
-            stats.copy_cmds += 1, detail::add_declared(stats.copy_bytes, c->len);
-        }
-        out += c->len;
-    }
-    if (sum)
-        if (auto h = pending.hash(file, buf, *sum, options); !h) return std::move(h).err();
-    res.delta_size = reader.consumed();
-    auto rest = reader.after_end(detail::max_trailer_size);
-    if (!rest) return std::move(rest).err();
-    if (const auto size = detail::trailer_size_at(rest->data(), rest->size()); size != 0) {
-        rest->resize(size);
-        res.trailer = std::move(*rest);
-    }
-    if (sum) {
-        if (!sum->matches(res.trailer.data(), res.trailer.size()))
-            return fail(errc::corrupt, options.delta_name +
-                                           ": the output would not match the delta's checksum trailer: "
-                                           "wrong basis, damaged delta, or the delta was already applied");
-        stats.checksum_verified = true;
-    } else if (res.trailer.empty() && options.require_checksum) {
-        return fail(errc::corrupt, options.delta_name + ": has no checksum trailer to verify");
-    }
-    stats.in_bytes = static_cast<std::int64_t>(res.delta_size + res.trailer.size());
-    stats.out_bytes = static_cast<std::int64_t>(res.out_size);
-    return res;
-}
 
 // Pass 3: every command queued into write batches, which journal and then write.
 // Progress follows the image: the output offset reached, of the new size. Zeros
@@ -331,21 +169,6 @@ result<void> check_not_applied(in_place_file& file, const std::array<std::uint8_
                                         " cannot record that it was applied (no extended attributes here), so applying "
                                         "it twice would go unnoticed: refused (--force applies it anyway)");
     return {};
-}
-
-// The delta's checksum trailer, found by decoding the commands only.
-result<std::vector<std::uint8_t>> find_trailer(byte_source& in) {
-    detail::command_stream reader(in);
-    if (auto started = reader.start(); !started) return std::move(started).err();
-    for (;;) {
-        auto c = reader.next();
-        if (!c) return std::move(c).err();
-        if (c->kind == detail::cmd_kind::end) break;
-    }
-    auto rest = reader.after_end(detail::max_trailer_size);
-    if (!rest) return std::move(rest).err();
-    rest->resize(detail::trailer_size_at(rest->data(), rest->size()));
-    return rest;
 }
 
 // A delta that does not apply may have been applied already (a retried job): with a
