@@ -1,6 +1,7 @@
 // publish.cpp - renaming without replacing, rewriting an inode, durable names.
 #include "publish.hpp"
 
+#include "core/posix_io.hpp"
 #include "posix_util.hpp"
 #include "stale_temps.hpp"
 
@@ -110,16 +111,10 @@ result<void> copy_range(int from, int to, std::uint64_t pos, std::uint64_t end, 
         auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(chunk);
         while (pos < end) {
             const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, chunk));
-            const ssize_t got = ::pread(from, buf.get(), want, static_cast<off_t>(pos));
-            if (got < 0 && errno == EINTR) continue;
+            const ssize_t got = posix_io::pread_some(from, buf.get(), want, pos);
             if (got <= 0) return io_fail(name, "cannot read back the output", got < 0 ? errno : EIO);
-            for (ssize_t done = 0; done < got;) {
-                const ssize_t w = ::pwrite(to, buf.get() + done, static_cast<std::size_t>(got - done),
-                                           static_cast<off_t>(pos) + done);
-                if (w < 0 && errno == EINTR) continue;
-                if (w < 0) return io_fail(name, "write failed", errno);
-                done += w;
-            }
+            if (const int err = posix_io::pwrite_all(to, buf.get(), static_cast<std::size_t>(got), pos))
+                return io_fail(name, "write failed", err);
             pos += static_cast<std::uint64_t>(got);
         }
     }
@@ -134,10 +129,8 @@ result<void> zero_range(int to, std::uint64_t pos, std::uint64_t end, const std:
     static const std::uint8_t zeros[65536] = {};
     while (pos < end) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - pos, sizeof zeros));
-        const ssize_t w = ::pwrite(to, zeros, n, static_cast<off_t>(pos));
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) return io_fail(name, "write failed", errno);
-        pos += static_cast<std::uint64_t>(w);
+        if (const int err = posix_io::pwrite_all(to, zeros, n, pos)) return io_fail(name, "write failed", err);
+        pos += n;
     }
     return {};
 }

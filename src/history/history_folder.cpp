@@ -2,6 +2,7 @@
 // keeping a committed journal as the newest point.
 #include "history_folder.hpp"
 
+#include "core/posix_io.hpp"
 #include "fs/path_walk.hpp"
 #include "image/in_place_fd_state.hpp"
 
@@ -75,22 +76,14 @@ result<void> point_file::create() {
 }
 
 result<std::size_t> point_file::read(std::uint64_t pos, std::span<std::uint8_t> out) {
-    for (;;) {
-        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
-        if (r >= 0) return static_cast<std::size_t>(r);
-        if (errno != EINTR) return io_failed(path_, "read failed", errno);
-    }
+    const ssize_t r = posix_io::pread_some(fd_, out.data(), out.size(), pos);
+    if (r < 0) return io_failed(path_, "read failed", errno);
+    return static_cast<std::size_t>(r);
 }
 
 result<void> point_file::write(std::uint64_t pos, std::span<const std::uint8_t> bytes) {
-    while (!bytes.empty()) {
-        const ssize_t w = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(pos));
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return io_failed(path_, "write failed", errno);
-        }
-        bytes = bytes.subspan(static_cast<std::size_t>(w)), pos += static_cast<std::uint64_t>(w);
-    }
+    if (const int err = posix_io::pwrite_all(fd_, bytes.data(), bytes.size(), pos))
+        return io_failed(path_, "write failed", err);
     return {};
 }
 

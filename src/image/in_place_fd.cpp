@@ -1,4 +1,5 @@
 // in_place_fd.cpp - a regular file opened for reading and writing, patched in place.
+#include "core/posix_io.hpp"
 #include "fs/path_walk.hpp"
 #include "fs/posix_util.hpp"
 #include "fs/unfinished_update.hpp"
@@ -130,24 +131,15 @@ const std::string& in_place_fd::name() const noexcept {
 }
 
 result<std::size_t> in_place_fd::read(std::uint64_t pos, std::span<std::uint8_t> out) {
-    for (;;) {
-        const ssize_t r = ::pread(s_->fd_, out.data(), out.size(), static_cast<off_t>(pos));
-        if (r >= 0) return static_cast<std::size_t>(r);
-        if (errno != EINTR) return io_fail(s_->name_, "read failed", errno);
-    }
+    const ssize_t r = posix_io::pread_some(s_->fd_, out.data(), out.size(), pos);
+    if (r < 0) return io_fail(s_->name_, "read failed", errno);
+    return static_cast<std::size_t>(r);
 }
 
 result<void> in_place_fd::write(std::uint64_t pos, std::span<const std::uint8_t> bytes) {
-    while (!bytes.empty()) {
-        const ssize_t w = ::pwrite(s_->fd_, bytes.data(), bytes.size(), static_cast<off_t>(pos));
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return io_fail(s_->name_, "write failed", errno);
-        }
-        bytes = bytes.subspan(static_cast<std::size_t>(w));
-        pos += static_cast<std::uint64_t>(w);
-        s_->size_ = std::max(s_->size_, pos);
-    }
+    if (const int err = posix_io::pwrite_all(s_->fd_, bytes.data(), bytes.size(), pos))
+        return io_fail(s_->name_, "write failed", err);
+    s_->size_ = std::max(s_->size_, pos + bytes.size());
     return {};
 }
 

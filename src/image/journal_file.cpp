@@ -1,4 +1,5 @@
 // journal_file.cpp - the undo journal of an in-place patch, as a file beside the image.
+#include "core/posix_io.hpp"
 #include "format/journal_format.hpp"
 #include "fs/path_walk.hpp"
 #include "fs/posix_util.hpp"
@@ -55,22 +56,14 @@ public:
     }
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
         if (auto o = open_existing(); !o) return std::move(o).err();
-        for (;;) {
-            const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
-            if (r >= 0) return static_cast<std::size_t>(r);
-            if (errno != EINTR) return io_fail(path_, "read failed", errno);
-        }
+        const ssize_t r = posix_io::pread_some(fd_, out.data(), out.size(), pos);
+        if (r < 0) return io_fail(path_, "read failed", errno);
+        return static_cast<std::size_t>(r);
     }
     result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) override {
         if (auto o = open_existing(); !o) return o;
-        while (!bytes.empty()) {
-            const ssize_t w = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(pos));
-            if (w < 0) {
-                if (errno == EINTR) continue;
-                return io_fail(path_, "write failed", errno);
-            }
-            bytes = bytes.subspan(static_cast<std::size_t>(w)), pos += static_cast<std::uint64_t>(w);
-        }
+        if (const int err = posix_io::pwrite_all(fd_, bytes.data(), bytes.size(), pos))
+            return io_fail(path_, "write failed", err);
         return {};
     }
     result<void> sync() override {

@@ -8,6 +8,7 @@
 // synced, linked under a unique name and renamed over the old name, so a crash
 // leaves the old manifest or the new one, and a symlink or hard link planted under
 // the name is replaced, never followed.
+#include "core/posix_io.hpp"
 #include "fs/path_walk.hpp"
 #include "fs/posix_util.hpp"
 #include "fs/trusted_file.hpp"
@@ -53,11 +54,9 @@ public:
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
         if (!opened_) open_current();
         if (fd_ < 0) return std::size_t{0};
-        for (;;) {
-            const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(pos));
-            if (r >= 0) return static_cast<std::size_t>(r);
-            if (errno != EINTR) return io_fail(path_, "read failed", errno);
-        }
+        const ssize_t r = posix_io::pread_some(fd_, out.data(), out.size(), pos);
+        if (r < 0) return io_fail(path_, "read failed", errno);
+        return static_cast<std::size_t>(r);
     }
 
     result<void> stage() override {
@@ -77,12 +76,8 @@ public:
 
     result<void> write_staged(std::uint64_t pos, std::span<const std::uint8_t> bytes) override {
         if (staged_ < 0) return fail(errc::param_error, path_ + ": nothing staged");
-        while (!bytes.empty()) {
-            const ssize_t w = ::pwrite(staged_, bytes.data(), bytes.size(), static_cast<off_t>(pos));
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) return io_fail(path_, "write failed", errno);
-            bytes = bytes.subspan(static_cast<std::size_t>(w)), pos += static_cast<std::uint64_t>(w);
-        }
+        if (const int err = posix_io::pwrite_all(staged_, bytes.data(), bytes.size(), pos))
+            return io_fail(path_, "write failed", err);
         return {};
     }
 

@@ -1,4 +1,5 @@
 // input_file.cpp - inputs read sequentially, and a basis read at random (pread).
+#include "core/posix_io.hpp"
 #include "fs/posix_util.hpp"
 #include "fs/unfinished_update.hpp"
 
@@ -164,12 +165,9 @@ void input_file::seek_past(std::uint64_t n) noexcept {
 result<std::size_t> input_file::read_full(std::span<std::uint8_t> out) {
     std::size_t got = 0;
     while (got < out.size()) {
-        const ssize_t r = ::read(s_->fd_, out.data() + got, out.size() - got);
+        const ssize_t r = posix_io::read_some(s_->fd_, out.data() + got, out.size() - got);
         if (r == 0) break;
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            return io_fail(s_->name_, "read failed", errno);
-        }
+        if (r < 0) return io_fail(s_->name_, "read failed", errno);
         got += static_cast<std::size_t>(r);
     }
     s_->read_pos_ += static_cast<std::int64_t>(got);
@@ -212,17 +210,14 @@ result<std::size_t> file_basis::read(std::uint64_t pos, std::span<std::uint8_t> 
     constexpr std::uint64_t max_offset = static_cast<std::uint64_t>(std::numeric_limits<off_t>::max());
     if (pos >= max_offset - offset_) return std::size_t{0};
     out = out.first(static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), max_offset - offset_ - pos)));
-    for (;;) {
-        const ssize_t r = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(offset_ + pos));
-        if (r > 0 && nocache_) drop_behind(offset_ + pos + static_cast<std::uint64_t>(r));
-        if (r == 0 && size_ && pos < *size_ && !out.empty())
-            return fail(errc::input_ended, name_ + ": the file became shorter while it was read");
-        if (r >= 0) return static_cast<std::size_t>(r);
-        if (errno == EINTR) continue;
-        if (errno == ESPIPE)
-            return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");
-        return io_fail(name_, "read failed", errno);
-    }
+    const ssize_t r = posix_io::pread_some(fd_, out.data(), out.size(), offset_ + pos);
+    if (r > 0 && nocache_) drop_behind(offset_ + pos + static_cast<std::uint64_t>(r));
+    if (r == 0 && size_ && pos < *size_ && !out.empty())
+        return fail(errc::input_ended, name_ + ": the file became shorter while it was read");
+    if (r >= 0) return static_cast<std::size_t>(r);
+    if (errno == ESPIPE)
+        return fail(errc::io_error, name_ + ": the basis must be seekable to COPY from it (it is a pipe)");
+    return io_fail(name_, "read failed", errno);
 }
 
 bool file_basis::is_hole(std::uint64_t pos, std::uint64_t len) {

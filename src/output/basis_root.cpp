@@ -4,6 +4,7 @@
 // a hint for naming a delta's basis: a wrong one makes an in-place patch refuse a
 // good delta (status 106), never accept a bad one, so it is read with ordinary care
 // (no symlink, a regular file of the caller's or root's, short) and ignored when odd.
+#include "core/posix_io.hpp"
 #include "format/checksum_trailer.hpp"
 
 #include <rdelta/basis_root.hpp>
@@ -41,8 +42,7 @@ std::optional<chunk_root> file_digest(const std::string& path) {
     std::vector<std::uint8_t> buf(std::size_t{1} << 20);
     bool ok = true;
     for (;;) {
-        const ssize_t n = ::read(f.fd, buf.data(), buf.size());
-        if (n < 0 && errno == EINTR) continue;
+        const ssize_t n = posix_io::read_some(f.fd, buf.data(), buf.size());
         if (n <= 0) {
             ok = n == 0;
             break;

@@ -1,5 +1,6 @@
 // output_file.cpp - outputs: standard output, a device written in place, or a
 // temporary file published under its name only when complete.
+#include "core/posix_io.hpp"
 #include "fs/file_metadata.hpp"
 #include "fs/pending_rewrite.hpp"
 #include "fs/posix_util.hpp"
@@ -272,12 +273,9 @@ result<void> output_file::write_all(std::span<const std::uint8_t> bytes) {
     const std::uint8_t* p = bytes.data();
     std::size_t n = bytes.size();
     while (n > 0) {
-        const ssize_t w = ::write(s_->fd_, p, std::min(n, piece));
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return io_fail(s_->name_, "write failed", errno);
-        }
-        p += w, n -= static_cast<std::size_t>(w);
+        const std::size_t k = std::min(n, piece);
+        if (const int err = posix_io::write_all(s_->fd_, p, k)) return io_fail(s_->name_, "write failed", err);
+        p += k, n -= k;
     }
     if (s_->nocache_)
         drop_written_pages(false);
@@ -313,11 +311,9 @@ void output_file::drop_written_pages(bool final) {
 }
 
 result<std::size_t> output_file::read_back(std::uint64_t pos, std::span<std::uint8_t> out) const {
-    for (;;) {
-        const ssize_t r = ::pread(s_->fd_, out.data(), out.size(), static_cast<off_t>(pos));
-        if (r >= 0) return static_cast<std::size_t>(r);
-        if (errno != EINTR) return io_fail(s_->name_, "cannot read back the output", errno);
-    }
+    const ssize_t r = posix_io::pread_some(s_->fd_, out.data(), out.size(), pos);
+    if (r < 0) return io_fail(s_->name_, "cannot read back the output", errno);
+    return static_cast<std::size_t>(r);
 }
 
 bool output_file::hole_in_written(std::uint64_t pos, std::uint64_t len) const {
