@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from tally import check, summary
+from tally import check, skip, summary
 
 
 NOBODY, NOGROUP = 65534, 65534
@@ -104,7 +104,7 @@ def private_dev_case(r, sig):
     # Never run the real /dev/stdout case outside the namespace: a regression would
     # replace the machine's /dev/stdout.
     if os.geteuid() != 0 or not shutil.which("unshare"):
-        print("skip: /dev/stdout in a private mount namespace needs root and unshare")
+        skip("/dev/stdout in a private mount namespace needs root and unshare")
         return
     script = (f"mount -t tmpfs none /dev && ln -s /proc/self/fd/1 /dev/stdout && "
               f"'{r.rdelta}' signature a /dev/stdout -f > ns.sig && test -L /dev/stdout && echo still-a-link")
@@ -115,7 +115,7 @@ def private_dev_case(r, sig):
 
 def replace_cases(r, new, delta):
     if os.geteuid() != 0:
-        print("skip: owner, setuid and ACL cases need root")
+        skip("owner, setuid and ACL cases need root")
         return
     # A setuid file of another user: owner kept, setuid and setgid never kept.
     write("suid", b"old content")
@@ -129,7 +129,7 @@ def replace_cases(r, new, delta):
         has_acl = True
     except OSError:
         has_acl = False
-        print("skip: this filesystem has no POSIX ACLs")
+        skip("this filesystem has no POSIX ACLs")
     p = r.run("patch", "a", "d", "suid", "-f")
     st = os.stat("suid")
     check(p.returncode == 0 and read("suid") == new, f"patch -f over a setuid file (exit {p.returncode})")
@@ -161,7 +161,7 @@ def replace_cases(r, new, delta):
 
 def non_root_cases(r, sig, new):
     if os.geteuid() != 0:
-        print("skip: cases run as another user need root to switch to it")
+        skip("cases run as another user need root to switch to it")
         return
     home = tempfile.mkdtemp(prefix="rdelta-nobody-", dir="/tmp")
     os.chmod(home, 0o755)
@@ -237,7 +237,7 @@ def race_cases(r, sig):
 
 def durability_case(r):
     if not shutil.which("strace"):
-        print("skip: strace is not installed")
+        skip("strace is not installed")
         return
     # LeakSanitizer cannot run under ptrace: a sanitizer build is traced without it.
     env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
@@ -303,14 +303,14 @@ def no_proc_case(r):
     end: they are named temporary files, removed on errors and signals, and the
     ones SIGKILL left are removed by a later run for the same name."""
     if os.geteuid() != 0 or not shutil.which("unshare"):
-        print("skip: hiding /proc needs root (unshare -m)")
+        skip("hiding /proc needs root (unshare -m)")
         return
     if "libasan" in subprocess.run(["ldd", r.rdelta], capture_output=True, text=True).stdout:
-        print("skip: a sanitizer build cannot run without /proc (LeakSanitizer reads it)")
+        skip("a sanitizer build cannot run without /proc (LeakSanitizer reads it)")
         return
     p = subprocess.run(["unshare", "-m", "sh", "-c", NO_PROC_SCRIPT, "sh", r.rdelta], capture_output=True, text=True)
     if p.returncode == 77:
-        print("skip: cannot mount over /proc here")
+        skip("cannot mount over /proc here")
         return
     check(p.returncode == 0, f"without /proc, named temporary files: {p.stdout.strip()} {p.stderr.strip()[-300:]}")
 
@@ -335,11 +335,11 @@ def output_is_input_case(r):
         p = r.run("signature", "-f", "ob", "/dev/stdout", stdout=f)
     check(p.returncode == 100 and read("ob") == basis, f"signature onto its own input is refused (exit {p.returncode})")
     if os.geteuid() != 0 or not shutil.which("losetup"):
-        print("skip: loop devices need root and losetup")
+        skip("loop devices need root and losetup")
         return
     lo = subprocess.run(["losetup", "-f", "--show", "ob"], capture_output=True, text=True)
     if lo.returncode != 0:
-        print(f"skip: no loop device here ({lo.stderr.strip()})")
+        skip(f"no loop device here ({lo.stderr.strip()})")
         return
     dev = lo.stdout.strip()
     try:
@@ -365,7 +365,7 @@ def kernel_copy_case(r):
     second thread elsewhere: the same bytes either way and through a stream, with
     --nocache too, and a hole of the basis stays a hole of the output."""
     if not shutil.which("strace"):
-        print("skip: strace is not installed")
+        skip("strace is not installed")
         return
     mib = 1 << 20
     with open("kb", "wb") as f:

@@ -1,12 +1,31 @@
 // test_helpers.hpp - small helpers shared by the unit tests.
 #pragma once
 
+#include <sys/xattr.h>
+#include <unistd.h>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace rdelta::test {
+
+/// Whether files in the temporary folder take user extended attributes: the cases
+/// that need them are skipped (doctest::skip) where they cannot run, not passed.
+inline bool temp_has_user_attributes() {
+    static const bool has = [] {
+        std::string name = (std::filesystem::temp_directory_path() / "rdelta-xattr-probe-XXXXXX").string();
+        const int fd = ::mkstemp(name.data());
+        if (fd < 0) return false;
+        const bool ok = ::fsetxattr(fd, "user.rdelta.probe", "1", 1, 0) == 0;
+        ::close(fd);
+        ::unlink(name.c_str());
+        return ok;
+    }();
+    return has;
+}
 
 using bytes = std::vector<std::uint8_t>;
 

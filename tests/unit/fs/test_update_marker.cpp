@@ -1,6 +1,8 @@
 // test_update_marker.cpp - the note a half-updated file carries: read back only
 // for the inode it was written on, and only when it names a present journal or
 // staging file, under a name of its kind, that a trusted user owns.
+#include "test_helpers.hpp"
+
 #include "fs/update_marker.hpp"
 
 #include <fcntl.h>
@@ -54,9 +56,10 @@ bool has_attributes(const fs::path& dir) {
 
 }  // namespace
 
-TEST_CASE("update marker: set, read under any name, cleared") {
+TEST_CASE("update marker: set, read under any name, cleared" *
+          doctest::skip(!rdelta::test::temp_has_user_attributes())) {
     temp_dir dir;
-    if (!has_attributes(dir.path)) return;  // nothing to test where there are no attributes
+    REQUIRE(has_attributes(dir.path));
     const std::string journal = (dir.path / ".img.rdelta-journal").string();
     std::ofstream(journal).put('j');
     open_file img(dir.path / "img");
@@ -77,9 +80,10 @@ TEST_CASE("update marker: set, read under any name, cleared") {
     CHECK_FALSE(read_update_marker(img.fd, img.st));
 }
 
-TEST_CASE("update marker: a rewrite's staging file, a relative name made absolute") {
+TEST_CASE("update marker: a rewrite's staging file, a relative name made absolute" *
+          doctest::skip(!rdelta::test::temp_has_user_attributes())) {
     temp_dir dir;
-    if (!has_attributes(dir.path)) return;
+    REQUIRE(has_attributes(dir.path));
     std::ofstream(dir.path / ".f.rdelta-rewrite").put('s');
     open_file f(dir.path / "f");
     {
@@ -97,9 +101,10 @@ TEST_CASE("update marker: a rewrite's staging file, a relative name made absolut
     CHECK(m->path == (dir.path / ".f.rdelta-rewrite").string());
 }
 
-TEST_CASE("update marker: an in-place patch without a journal names no file") {
+TEST_CASE("update marker: an in-place patch without a journal names no file" *
+          doctest::skip(!rdelta::test::temp_has_user_attributes())) {
     temp_dir dir;
-    if (!has_attributes(dir.path)) return;
+    REQUIRE(has_attributes(dir.path));
     open_file img(dir.path / "img");
     REQUIRE(img.mark(update_kind::unjournaled, ""));
     auto m = read_update_marker(img.fd, img.st);
@@ -113,9 +118,10 @@ TEST_CASE("update marker: an in-place patch without a journal names no file") {
     CHECK_FALSE(read_update_marker(copy.fd, copy.st));
 }
 
-TEST_CASE("update marker: a note that is not this file's, or names nothing rdelta made, is no note") {
+TEST_CASE("update marker: a note that is not this file's, or names nothing rdelta made, is no note" *
+          doctest::skip(!rdelta::test::temp_has_user_attributes())) {
     temp_dir dir;
-    if (!has_attributes(dir.path)) return;
+    REQUIRE(has_attributes(dir.path));
     const std::string journal = (dir.path / ".img.rdelta-journal").string();
     const std::string staging = (dir.path / ".img.rdelta-rewrite").string();
     std::ofstream(journal).put('j');
@@ -173,9 +179,10 @@ TEST_CASE("update marker: a note that is not this file's, or names nothing rdelt
     }
 }
 
-TEST_CASE("update marker: a journal's note carries its nonce (version 2); version 1 notes are still read") {
+TEST_CASE("update marker: a journal's note carries its nonce (version 2); version 1 notes are still read" *
+          doctest::skip(!rdelta::test::temp_has_user_attributes())) {
     temp_dir dir;
-    if (!has_attributes(dir.path)) return;
+    REQUIRE(has_attributes(dir.path));
     const std::string journal = (dir.path / ".img.rdelta-journal").string();
     std::ofstream(journal).put('j');
     open_file img(dir.path / "img");
