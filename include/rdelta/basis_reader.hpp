@@ -3,6 +3,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 
 #include <cstddef>
@@ -13,7 +15,7 @@
 namespace rdelta {
 
 /// Random-access reader of a file's bytes.
-class basis_reader {
+class RDELTA_API basis_reader {
 public:
     virtual ~basis_reader() = default;
     /// Read up to out.size() bytes at `pos`; return the count, 0 at or past the end.
@@ -27,7 +29,7 @@ public:
 };
 
 /// Bytes held in memory.
-class memory_basis final : public basis_reader {
+class RDELTA_API memory_basis final : public basis_reader {
 public:
     explicit memory_basis(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;

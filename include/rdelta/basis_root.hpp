@@ -12,6 +12,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 
 #include <array>
@@ -28,24 +30,24 @@ using chunk_root = std::array<std::uint8_t, 16>;
 
 /// Where the root of `signature_path`'s file is kept: ".NAME.rdelta-root" in the
 /// signature's folder.
-std::string basis_root_path(const std::string& signature_path);
+RDELTA_API std::string basis_root_path(const std::string& signature_path);
 
 /// Record, beside the signature file at `signature_path` as it is now, that the file
 /// it describes has chunk root `root`. Published as any output (a complete file or
 /// none, replacing the previous record); `durable` flushes it to disk first.
-result<void> write_basis_root(const std::string& signature_path, const chunk_root& root, bool durable);
+RDELTA_API result<void> write_basis_root(const std::string& signature_path, const chunk_root& root, bool durable);
 
 /// The root recorded beside `signature_path`: nullopt when there is none, when it is
 /// not a regular file owned by the caller or root, when it is damaged, or when the
 /// signature's bytes are no longer those it was recorded for.
-std::optional<chunk_root> read_basis_root(const std::string& signature_path);
+RDELTA_API std::optional<chunk_root> read_basis_root(const std::string& signature_path);
 
 /// The new file's chunk root from the last bytes a delta ends with (at least its
 /// trailer): nullopt when it ends in no chunked trailer.
-std::optional<chunk_root> delta_output_root(std::span<const std::uint8_t> delta_tail);
+RDELTA_API std::optional<chunk_root> delta_output_root(std::span<const std::uint8_t> delta_tail);
 
 /// 32 hex digits, and back (nullopt unless exactly 32 hex digits).
-std::string root_to_hex(const chunk_root& root);
-std::optional<chunk_root> root_from_hex(std::string_view hex);
+RDELTA_API std::string root_to_hex(const chunk_root& root);
+RDELTA_API std::optional<chunk_root> root_from_hex(std::string_view hex);
 
 }  // namespace rdelta

@@ -11,6 +11,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 #include <rdelta/io.hpp>
 
@@ -31,7 +33,7 @@ enum class codec {
 };
 
 /// "gzip", "bzip2" or "zstd" ("none" for none), for messages.
-const char* codec_name(codec c) noexcept;
+RDELTA_API const char* codec_name(codec c) noexcept;
 
 /// How many first bytes identify every codec: gzip 1f 8b, bzip2 "BZh", zstd
 /// 28 b5 2f fd or a zstd skippable frame (5X 2a 4d 18, as pzstd's output starts).
@@ -39,16 +41,16 @@ inline constexpr std::size_t codec_magic_size = 4;
 
 /// The codec whose magic starts `head`, a stream's first bytes (fewer than
 /// codec_magic_size when the stream is that short); codec::none when none matches.
-codec detect_codec(std::span<const std::uint8_t> head) noexcept;
+RDELTA_API codec detect_codec(std::span<const std::uint8_t> head) noexcept;
 
 /// The levels a codec accepts, 1 to max_level() (gzip 9, bzip2 9, zstd 22), and
 /// the level used when none is given: the tools' own defaults (6, 9 and 3).
 /// 0 for codec::none.
-int default_level(codec c) noexcept;
-int max_level(codec c) noexcept;
+RDELTA_API int default_level(codec c) noexcept;
+RDELTA_API int max_level(codec c) noexcept;
 
 /// How compressing_writer::open() compresses.
-struct compression_options {
+struct RDELTA_API compression_options {
     codec kind = codec::none;
     /// 1 to max_level(kind); 0 means default_level(kind). zstd levels above 19 use
     /// much more memory (the zstd tool wants --ultra for them).
@@ -61,7 +63,7 @@ struct compression_options {
 /// Compresses a stream and hands the compressed bytes, in order, to a sink.
 /// codec::none hands the bytes over unchanged, so a program can always write
 /// through a writer. Memory is bounded: a few buffers, whatever the stream size.
-class compressing_writer {
+class RDELTA_API compressing_writer {
 public:
     /// A writer for `options`; `out` receives the compressed bytes, `name` (the
     /// output's) starts error messages. A level out of range is param_error.
@@ -92,7 +94,7 @@ private:
 /// compressed). Corrupt data fails with errc::corrupt, data that stops before the
 /// end of the compressed stream with errc::input_ended, naming the input. Several
 /// streams one after the other read as their concatenation (as gzip -d does).
-class decompressing_reader final : public byte_source {
+class RDELTA_API decompressing_reader final : public byte_source {
 public:
     /// Read the first bytes of `in`, which must outlive the reader.
     static result<decompressing_reader> open(byte_source& in);

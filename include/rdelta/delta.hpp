@@ -2,6 +2,8 @@
 // Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 #include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
@@ -21,7 +23,7 @@ class signature_tap;
 }
 
 /// Options of a delta: those of every job, and the delta's own.
-struct delta_options : job_options {
+struct RDELTA_API delta_options : job_options {
     /// Append the new file's checksum trailer after END (on by default, as the
     /// rdelta tool writes it), so a patch against the wrong basis fails instead of
     /// writing a wrong file. Off, a delta is librsync's exact bytes (the C API's
@@ -57,13 +59,13 @@ struct delta_options : job_options {
 /// new file's length (u64 big-endian), the chunk size (u32, 65536) and the XXH3-128
 /// root over the XXH3-128 of each chunk (docs/format.md, "Checksum trailer"); rdiff
 /// ignores them. Set `checksum = false` for rdiff's exact bytes.
-std::unique_ptr<job> make_delta_job(const signature& sig, delta_options options = {});
+RDELTA_API std::unique_ptr<job> make_delta_job(const signature& sig, delta_options options = {});
 
 /// The input piece size delta jobs scan best with: enough for `threads` cores
 /// (0 = all) to share, while memory stays bounded. A job holds about one piece of
 /// input and the output of one piece, besides the block and literal run it
 /// carries, so pieces are at most 32 MiB (one block and a bit for larger blocks).
-std::size_t delta_chunk_size(const signature& sig, unsigned threads);
+RDELTA_API std::size_t delta_chunk_size(const signature& sig, unsigned threads);
 
 /// Told how many bytes of the new file have been encoded so far.
 using delta_progress = std::function<void(std::uint64_t)>;
@@ -72,7 +74,7 @@ using delta_progress = std::function<void(std::uint64_t)>;
 /// delta reads (`rdelta delta --new-signature`): the new file is read once for
 /// both. Byte for byte what make_signature_from() makes of the new file with
 /// `params`; holes get the zero block's record without being hashed.
-struct new_signature_output {
+struct RDELTA_API new_signature_output {
     sig_params params;
     byte_sink sink;
 };
@@ -85,14 +87,15 @@ struct new_signature_output {
 /// `sink` is called on the caller's thread, in pieces of up to about 288 KiB
 /// (256 KiB and the command that crossed that mark), as the scan makes them.
 /// With `new_signature`, its sink receives the new file's signature as well.
-result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
-                                  delta_options options, const byte_sink& sink, const delta_progress& progress = {},
-                                  const new_signature_output* new_signature = nullptr);
+RDELTA_API result<job_stats> make_delta_from(basis_reader& new_file, std::uint64_t size, const signature& sig,
+                                             delta_options options, const byte_sink& sink,
+                                             const delta_progress& progress = {},
+                                             const new_signature_output* new_signature = nullptr);
 
 /// A stream of the new file, for make_delta_job(), that makes the new file's
 /// signature of what is read through it (a pipe has no second read). Call finish()
 /// once the delta job has read everything.
-class new_signature_tee final : public byte_source {
+class RDELTA_API new_signature_tee final : public byte_source {
 public:
     new_signature_tee(byte_source& in, const new_signature_output& out, unsigned threads = 0);
     ~new_signature_tee() override;
@@ -108,7 +111,7 @@ private:
 };
 
 /// Delta of a whole new file held in memory (slack deltas use `slack_chunk` bytes).
-result<std::vector<std::uint8_t>> make_delta(const signature& sig, std::span<const std::uint8_t> new_file,
-                                             std::size_t slack_chunk = 0, delta_options options = {});
+RDELTA_API result<std::vector<std::uint8_t>> make_delta(const signature& sig, std::span<const std::uint8_t> new_file,
+                                                        std::size_t slack_chunk = 0, delta_options options = {});
 
 }  // namespace rdelta

@@ -3,6 +3,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 #include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
@@ -16,7 +18,7 @@ namespace rdelta {
 
 /// Push model: the caller has the input in pieces (memory, a file read at random,
 /// a network buffer) and offers them in order; all output goes to a sink.
-class job_pump {
+class RDELTA_API job_pump {
 public:
     /// `j` must outlive the pump; `out` receives every output byte, in order.
     job_pump(job& j, byte_sink out, std::size_t out_buffer = std::size_t{256} << 10);
@@ -34,7 +36,7 @@ private:
 };
 
 /// How drive_job() runs a job.
-struct drive_options {
+struct RDELTA_API drive_options {
     /// Input read per step, each chunk filled completely unless the input ends.
     std::size_t chunk = std::size_t{8} << 20;
     /// Called after every chunk with the job's counters (progress lines); may be empty.
@@ -52,6 +54,6 @@ struct drive_options {
 
 /// Run `j` until it is done, reading `in` chunk by chunk and handing all output to
 /// `out`. A source that states its size gets a buffer no larger than it needs.
-result<void> drive_job(job& j, byte_source& in, const byte_sink& out, const drive_options& options = {});
+RDELTA_API result<void> drive_job(job& j, byte_source& in, const byte_sink& out, const drive_options& options = {});
 
 }  // namespace rdelta

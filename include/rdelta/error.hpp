@@ -7,6 +7,8 @@
 // Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <string>
 #include <system_error>
 #include <utility>
@@ -31,16 +33,16 @@ enum class errc : int {
 };
 
 /// librsync's rs_strerror() text for a code ("unexplained problem" for unknown ones).
-const char* errc_text(errc code) noexcept;
+RDELTA_API const char* errc_text(errc code) noexcept;
 
 /// The category of errc values as std::error_code ("rdelta"; messages are errc_text()).
-const std::error_category& rdelta_category() noexcept;
+RDELTA_API const std::error_category& rdelta_category() noexcept;
 
 /// An errc as a std::error_code: `std::error_code ec = errc::corrupt;` works too.
-std::error_code make_error_code(errc code) noexcept;
+RDELTA_API std::error_code make_error_code(errc code) noexcept;
 
 /// An error: a code and a one-line message saying what is wrong (no trailing newline).
-struct error {
+struct RDELTA_API error {
     errc code = errc::internal_error;
     std::string message;
     /// The code as a std::error_code.

@@ -2,6 +2,8 @@
 // Stability: unstable until 1.0; the values are fixed by the librsync 2.3.2 file formats.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 
 #include <cstddef>
@@ -26,18 +28,18 @@ enum class weak_kind { rollsum, rabinkarp };
 enum class strong_kind { md4, blake2 };
 
 /// The two algorithms a signature magic stands for.
-struct sig_format {
+struct RDELTA_API sig_format {
     weak_kind weak = weak_kind::rabinkarp;
     strong_kind strong = strong_kind::blake2;
     friend bool operator==(const sig_format&, const sig_format&) = default;
 };
 
 /// The format of a signature magic, or nothing for an unknown (or delta) magic.
-std::optional<sig_format> format_of_magic(std::uint32_t magic_value) noexcept;
+RDELTA_API std::optional<sig_format> format_of_magic(std::uint32_t magic_value) noexcept;
 /// The signature magic for a format.
-std::uint32_t magic_of_format(sig_format format) noexcept;
+RDELTA_API std::uint32_t magic_of_format(sig_format format) noexcept;
 /// Full digest length of a strong sum: 16 for MD4, 32 for BLAKE2b-256.
-std::size_t max_strong_len(strong_kind kind) noexcept;
+RDELTA_API std::size_t max_strong_len(strong_kind kind) noexcept;
 
 inline constexpr std::size_t max_strong_sum_length = 32;    ///< RS_MAX_STRONG_SUM_LENGTH
 inline constexpr std::uint32_t stream_block_len = 2048;     ///< RS_DEFAULT_BLOCK_LEN
@@ -45,7 +47,7 @@ inline constexpr std::uint32_t stream_min_strong_len = 12;  ///< RS_DEFAULT_MIN_
 inline constexpr std::size_t max_literal_run = 32768;       ///< literal cap of 2.3.2 deltas
 
 /// Fully resolved parameters of a signature: what its 12-byte header holds.
-struct sig_params {
+struct RDELTA_API sig_params {
     std::uint32_t magic = static_cast<std::uint32_t>(magic::rk_blake2_sig);
     std::uint32_t block_len = stream_block_len;
     std::uint32_t strong_len = 32;
@@ -58,7 +60,7 @@ struct sig_params {
 };
 
 /// What the caller asks for; zero fields mean "recommended" as in rs_sig_args().
-struct sig_request {
+struct RDELTA_API sig_request {
     std::optional<std::uint64_t> basis_size;  ///< size of the basis; none when unknown (a stream)
     std::uint32_t magic = 0;                  ///< 0 = RabinKarp + BLAKE2b
     std::uint64_t block_len = 0;              ///< 0 = recommended for basis_size
@@ -66,7 +68,7 @@ struct sig_request {
 };
 
 /// Resolved parameters plus a warning (rdiff prints it and carries on).
-struct sig_resolution {
+struct RDELTA_API sig_resolution {
     sig_params params;
     std::string warning;  ///< empty, or "strong_len=2 smaller than recommended minimum ..."
 };
@@ -74,6 +76,6 @@ struct sig_resolution {
 /// rs_sig_args(): resolve defaults exactly as librsync 2.3.2 does.
 /// Errors: bad_magic for an unknown magic, param_error for a strong length above the
 /// digest length or a block length that cannot be stored in a signature header.
-result<sig_resolution> resolve_sig_params(const sig_request& request);
+RDELTA_API result<sig_resolution> resolve_sig_params(const sig_request& request);
 
 }  // namespace rdelta

@@ -12,6 +12,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/basis_reader.hpp>
 #include <rdelta/byte_sink.hpp>
 #include <rdelta/error.hpp>
@@ -29,7 +31,7 @@ class in_place_file;
 class journal_storage;
 
 /// One restore point.
-struct history_point {
+struct RDELTA_API history_point {
     std::uint64_t number = 0;                  ///< 1 = the image before its last patch, 2 = before the one before, ...
     std::uint64_t seq = 0;                     ///< the point file's sequence number (grows with every point kept)
     std::int64_t time_s = 0;                   ///< when the image took that state (its modification time then)
@@ -50,7 +52,7 @@ struct history_point {
 /// everyone else (mode 0700 or stricter); its point files only when each is a
 /// regular file with one link, owned by the caller. Anything else is refused
 /// (io_error) and left untouched.
-class history {
+class RDELTA_API history {
 public:
     /// The history of `image`: `dir` empty for the default ".IMAGE.rdelta-history"
     /// beside it. With `create`, a missing folder is made (0700); without, a
@@ -75,10 +77,10 @@ protected:
 
 /// Whether `journal` (committed, or being committed) carries a point footer: the
 /// patch that wrote it kept history, so recovery keeps it as a point.
-bool journal_keeps_point(journal_storage& journal);
+RDELTA_API bool journal_keeps_point(journal_storage& journal);
 
 /// What a restore did.
-struct restore_stats {
+struct RDELTA_API restore_stats {
     history_point point;
     std::uint64_t image_bytes_read = 0;      ///< bytes read from the image (holes are not)
     std::uint64_t increment_bytes_read = 0;  ///< bytes read from point files
@@ -91,28 +93,30 @@ struct restore_stats {
 /// point, and the caller must not publish what it got. Reads from the image only
 /// the regions no increment down to the point covers; never writes to the image
 /// or the history. The caller holds the image's lock.
-result<restore_stats> restore_point(in_place_file& image, history& h, std::uint64_t number, const byte_sink& out);
+RDELTA_API result<restore_stats> restore_point(in_place_file& image, history& h, std::uint64_t number,
+                                               const byte_sink& out);
 
 /// The image as it was at point `number`, to read at random (a delta against
 /// another copy of it is made from this: `make_delta_from`), valid while `image`
 /// and `h` are; `info` gets the point. Its bytes are not checked against the
 /// point's root: a delta's checksum trailer made from it is.
-result<std::unique_ptr<basis_reader>> open_point(in_place_file& image, history& h, std::uint64_t number,
-                                                 history_point* info = nullptr);
+RDELTA_API result<std::unique_ptr<basis_reader>> open_point(in_place_file& image, history& h, std::uint64_t number,
+                                                            history_point* info = nullptr);
 
 /// Which points a prune keeps: the union of the rules (borg's and restic's): the
 /// newest `keep_last`, and the newest point of each of the last `daily` days,
 /// `weekly` ISO weeks and `monthly` months that have points (local time).
-struct prune_policy {
+struct RDELTA_API prune_policy {
     std::uint64_t keep_last = 0, daily = 0, weekly = 0, monthly = 0;
     bool empty() const noexcept { return keep_last == 0 && daily == 0 && weekly == 0 && monthly == 0; }
 };
 
 /// For points with these times (newest first), whether `policy` keeps each.
-std::vector<bool> points_kept(const std::vector<std::int64_t>& times_newest_first, const prune_policy& policy);
+RDELTA_API std::vector<bool> points_kept(const std::vector<std::int64_t>& times_newest_first,
+                                         const prune_policy& policy);
 
 /// What a prune did (or, dry, would do).
-struct prune_report {
+struct RDELTA_API prune_report {
     std::vector<history_point> kept, dropped;
     std::uint64_t merged = 0;       ///< increments merged into an older kept neighbour
     std::uint64_t bytes_freed = 0;  ///< point bytes before minus after
@@ -124,10 +128,10 @@ struct prune_report {
 /// a new file and renamed over that neighbour before the dropped one is deleted,
 /// so an interrupted prune leaves every kept point restorable. `dry_run` changes
 /// nothing. The caller holds the image's lock.
-result<prune_report> prune_history(history& h, const prune_policy& policy, bool dry_run);
+RDELTA_API result<prune_report> prune_history(history& h, const prune_policy& policy, bool dry_run);
 
 /// What a check of the history found: per point, "" or what is wrong.
-struct history_check {
+struct RDELTA_API history_check {
     std::vector<history_point> points;
     std::vector<std::string> problems;  ///< one per point, same order; "" = sound
     bool clean() const noexcept {
@@ -139,6 +143,6 @@ struct history_check {
 
 /// Check every point file against the checksums stored in it (header, every record
 /// and the footer), without restoring anything.
-result<history_check> verify_history(history& h);
+RDELTA_API result<history_check> verify_history(history& h);
 
 }  // namespace rdelta

@@ -3,6 +3,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 #include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
@@ -26,14 +28,14 @@ class manifest_storage;
 /// What an in-place patch with a delta that has no checksum trailer made of a file.
 /// Such a delta cannot tell its basis from its output, so applying it twice would
 /// corrupt the file silently; the file remembers it instead.
-struct applied_delta {
+struct RDELTA_API applied_delta {
     std::array<std::uint8_t, 16> digest{};   ///< XXH3-128 of the delta's bytes
     std::uint64_t size = 0;                  ///< the file's size after it
     std::int64_t mtime_s = 0, mtime_ns = 0;  ///< the modification time it gave the file
 };
 
 /// A file that is both the basis and the output of an in-place patch.
-class in_place_file {
+class RDELTA_API in_place_file {
 public:
     virtual ~in_place_file() = default;
     /// Current size in bytes.
@@ -106,7 +108,7 @@ public:
 using delta_opener = std::function<result<std::unique_ptr<byte_source>>()>;
 
 /// Options of a journaled in-place patch.
-struct in_place_options {
+struct RDELTA_API in_place_options {
     patch_options patch;  ///< delta name, --max-output, --verify (take_trailer is not used)
     /// Where the undo journal goes; nullptr writes none (faster, but a crash leaves
     /// the file part old, part new). A journal left by an interrupted run is rolled
@@ -138,7 +140,7 @@ struct in_place_options {
 };
 
 /// What an in-place patch did.
-struct in_place_stats {
+struct RDELTA_API in_place_stats {
     job_stats job;                          ///< as a patch job's (out_bytes = new size)
     bool has_trailer = false;               ///< the delta has a checksum trailer (verified)
     bool recovered = false;                 ///< a journal of an interrupted run was rolled back first
@@ -185,10 +187,11 @@ struct in_place_stats {
 /// checks read only the chunks the delta writes (in_place_options::manifest). Any failure after the first write rolls
 /// the file back to its old bytes (holes included) when the journal allows it. Memory is bounded (a few tens of MiB)
 /// whatever the sizes.
-result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& file, const in_place_options& options);
+RDELTA_API result<in_place_stats> patch_in_place(const delta_opener& open, in_place_file& file,
+                                                 const in_place_options& options);
 
 /// The same for a delta held in memory, without a journal.
-result<job_stats> patch_in_place(std::span<const std::uint8_t> delta, in_place_file& file,
-                                 const patch_options& options = {});
+RDELTA_API result<job_stats> patch_in_place(std::span<const std::uint8_t> delta, in_place_file& file,
+                                            const patch_options& options = {});
 
 }  // namespace rdelta

@@ -3,6 +3,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 #include <rdelta/in_place.hpp>
 #include <rdelta/journal.hpp>
@@ -18,7 +20,7 @@
 namespace rdelta {
 
 /// A file opened for reading and writing, patched in place.
-class in_place_fd final : public in_place_file {
+class RDELTA_API in_place_fd final : public in_place_file {
 public:
     /// Open `path` once: its name is walked one component at a time (symlinks
     /// are followed only when owned by root, the caller or the file's owner) and
@@ -82,8 +84,8 @@ private:
 /// alone, and tagged for this very file (device and inode, where its file system
 /// keeps user attributes); otherwise it is refused and both are left alone
 /// (io_error), as is a file another rdelta holds locked.
-result<std::string> finish_interrupted_rewrite(const std::string& path);
+RDELTA_API result<std::string> finish_interrupted_rewrite(const std::string& path);
 /// The same through an image already open (and locked by the caller).
-result<std::string> finish_interrupted_rewrite(in_place_fd& image);
+RDELTA_API result<std::string> finish_interrupted_rewrite(in_place_fd& image);
 
 }  // namespace rdelta

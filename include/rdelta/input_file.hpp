@@ -3,6 +3,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/basis_reader.hpp>
 #include <rdelta/error.hpp>
 #include <rdelta/io.hpp>
@@ -27,7 +29,7 @@ inline bool is_std_stream(const std::string& path) {
 /// script has partly read) starts at the descriptor's current offset, as a stream
 /// read would: size() counts the bytes from there to the end, and
 /// positional readers (file_basis) add start_offset() to their positions.
-class input_file final : public byte_source {
+class RDELTA_API input_file final : public byte_source {
 public:
     /// Open for reading; errors name the file. `path` "-" = stdin. A regular file
     /// that an in-place patch or an inode rewrite is updating, or left half done
@@ -72,7 +74,7 @@ private:
 class output_file;
 
 /// The basis of a patch (or a new file read at random), read with pread().
-class file_basis final : public basis_reader {
+class RDELTA_API file_basis final : public basis_reader {
 public:
     /// Where position 0 lies: at the input's start (a partly read stdin reads on
     /// from its offset), or at the start of the file (a patch basis: rdiff seeks to

@@ -3,6 +3,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/byte_sink.hpp>
 #include <rdelta/error.hpp>
 
@@ -18,7 +20,7 @@
 namespace rdelta {
 
 /// A sequential input: a file, standard input, or a decompressor reading one.
-class byte_source {
+class RDELTA_API byte_source {
 public:
     virtual ~byte_source() = default;
     /// Fill `out` until it is full or the input ends; returns the count (less than
@@ -31,7 +33,7 @@ public:
 };
 
 /// Bytes held in memory (which must outlive the source), read in order.
-class memory_source final : public byte_source {
+class RDELTA_API memory_source final : public byte_source {
 public:
     explicit memory_source(std::span<const std::uint8_t> bytes, std::string name = "memory")
         : bytes_(bytes), name_(std::move(name)) {}
@@ -53,7 +55,7 @@ private:
 /// and by finish(). Without memory for it or a thread, write() calls `downstream`
 /// itself. Destroyed before finish(), pending bytes are dropped (the output is not
 /// wanted after a failure).
-class background_sink {
+class RDELTA_API background_sink {
 public:
     explicit background_sink(byte_sink downstream, std::size_t buffer_size = std::size_t{256} << 10,
                              std::size_t max_in_flight = 8);
@@ -86,6 +88,6 @@ private:
 
 /// The whole content of an input (a file, standard input, a decompressor), for
 /// deltas applied in place.
-result<std::vector<std::uint8_t>> read_whole(byte_source& in);
+RDELTA_API result<std::vector<std::uint8_t>> read_whole(byte_source& in);
 
 }  // namespace rdelta

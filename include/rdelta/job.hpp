@@ -19,6 +19,8 @@
 // Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 
 #include <cstddef>
@@ -28,7 +30,7 @@
 namespace rdelta {
 
 /// Input and output windows of one iterate() call; updated in place.
-struct buffers {
+struct RDELTA_API buffers {
     const std::uint8_t* next_in = nullptr;  ///< next input byte
     std::size_t avail_in = 0;               ///< input bytes available at next_in
     bool eof_in = false;                    ///< no input after this
@@ -40,7 +42,7 @@ struct buffers {
 enum class job_status { done, blocked };
 
 /// Options every job takes (delta jobs take delta_options, which add their own).
-struct job_options {
+struct RDELTA_API job_options {
     /// Cores one job may use, the calling thread included; 0 (the default) = every
     /// core the machine reports, as the tool. 1 keeps a job on the calling thread.
     /// Helper threads come from one process-wide pool that grows to the largest
@@ -50,7 +52,7 @@ struct job_options {
 };
 
 /// Counters of a job, as librsync's rs_stats_t.
-struct job_stats {
+struct RDELTA_API job_stats {
     const char* op = "noop";         ///< "signature", "loadsig", "delta" or "patch"
     std::int64_t lit_cmds = 0;       ///< LITERAL commands
     std::int64_t lit_bytes = 0;      ///< literal data bytes
@@ -77,7 +79,7 @@ struct job_stats {
 };
 
 /// Base of all streaming jobs.
-class job {
+class RDELTA_API job {
 public:
     virtual ~job() = default;
     job() = default;

@@ -8,6 +8,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 #include <rdelta/in_place.hpp>
 
@@ -20,7 +22,7 @@
 namespace rdelta {
 
 /// Where a journal's bytes live: a file beside the image, or memory (tests).
-class journal_storage {
+class RDELTA_API journal_storage {
 public:
     virtual ~journal_storage() = default;
     /// Whether a journal is present.
@@ -59,14 +61,14 @@ public:
 /// name: only a regular file with one link, owned by the caller, the image's owner
 /// or root, writable by its owner alone, is followed (io_error otherwise, nothing
 /// changed); recovery then also requires its header to name this very file.
-result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path);
+RDELTA_API result<std::unique_ptr<journal_storage>> open_journal_file(const std::string& image_path);
 class in_place_fd;
 /// The same for an image already open: through the folder in_place_fd::open()
 /// found it in, whatever has happened to its names since.
-result<std::unique_ptr<journal_storage>> open_journal_file(const in_place_fd& image);
+RDELTA_API result<std::unique_ptr<journal_storage>> open_journal_file(const in_place_fd& image);
 
 /// A journal kept in memory, for tests and fuzzing (its bytes are public).
-class memory_journal final : public journal_storage {
+class RDELTA_API memory_journal final : public journal_storage {
 public:
     bool exists() override { return present; }
     result<void> create() override;
@@ -95,7 +97,7 @@ enum class recovery_action {
 };
 
 /// The outcome of recover_in_place().
-struct recovery_result {
+struct RDELTA_API recovery_result {
     recovery_action action = recovery_action::none;
     std::uint64_t records = 0;         ///< regions restored
     std::uint64_t bytes_restored = 0;  ///< old bytes written back
@@ -108,12 +110,12 @@ struct recovery_result {
 /// and changes nothing, as does a journal whose header is damaged (no valid slot,
 /// yet not blank). A journal the file's note does not bind to the file is stale:
 /// deleted, never replayed. Safe to run again if it is itself interrupted.
-result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal);
+RDELTA_API result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal);
 
 class history;
 /// The same, keeping a committed journal that carries a restore point (its patch
 /// kept history) as the newest point of `keep` instead of deleting it (nullptr:
 /// deleted, the point lost).
-result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal, history* keep);
+RDELTA_API result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal, history* keep);
 
 }  // namespace rdelta

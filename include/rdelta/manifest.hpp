@@ -13,6 +13,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 
 #include <cstdint>
@@ -27,7 +29,7 @@ class in_place_file;
 class in_place_fd;
 
 /// Where a manifest lives: a file beside the image, or memory (tests).
-class manifest_storage {
+class RDELTA_API manifest_storage {
 public:
     virtual ~manifest_storage() = default;
     /// Read up to out.size() bytes of the current manifest at `pos`; the count, 0 at
@@ -50,10 +52,10 @@ public:
 /// writable by its owner alone (otherwise it is ignored, as if absent, and replaced
 /// on publish). A new one is written to an unnamed (or uniquely named) file in the
 /// same folder, synced, and renamed over the old one.
-result<std::unique_ptr<manifest_storage>> open_manifest_file(const in_place_fd& image);
+RDELTA_API result<std::unique_ptr<manifest_storage>> open_manifest_file(const in_place_fd& image);
 
 /// A manifest kept in memory, for tests and fuzzing.
-class memory_manifest final : public manifest_storage {
+class RDELTA_API memory_manifest final : public manifest_storage {
 public:
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override;
     result<void> stage() override;
@@ -70,7 +72,7 @@ private:
 };
 
 /// What a scrub of an image against its manifest found.
-struct scrub_report {
+struct RDELTA_API scrub_report {
     std::uint64_t size = 0;  ///< the image's size
     std::uint64_t chunk_size = 0;
     std::uint64_t chunks = 0;      ///< chunks compared
@@ -86,6 +88,6 @@ struct scrub_report {
 /// Read the whole image and compare every chunk with its manifest (bit rot, or a
 /// change made without rdelta). io_error when there is no usable manifest (none,
 /// damaged, or of another file); otherwise the report says what differs.
-result<scrub_report> scrub_against_manifest(in_place_file& image, manifest_storage& manifest);
+RDELTA_API result<scrub_report> scrub_against_manifest(in_place_file& image, manifest_storage& manifest);
 
 }  // namespace rdelta

@@ -3,6 +3,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/basis_reader.hpp>
 #include <rdelta/byte_sink.hpp>
 #include <rdelta/error.hpp>
@@ -43,7 +45,7 @@ namespace rdelta {
 ///   rewritten the file is locked (flock), as an in-place patch locks its image,
 ///   and names the staging file in its `user.rdelta.unfinished` attribute.
 /// Destroyed without commit(), it removes its temporary file.
-class output_file {
+class RDELTA_API output_file {
 public:
     /// Check, creating nothing, that `path` may be written: an existing path needs
     /// `force`, and the caller must be allowed to write it. Errors are io_error.
@@ -114,11 +116,11 @@ private:
 /// patch_options::copy_direct for a patch from `basis` into `out` (both must
 /// outlive the job): COPY runs are copied file to file inside the kernel, where the
 /// filesystem may share extents (reflinks on XFS and btrfs). Use it with take_trailer.
-std::function<result<std::uint64_t>(std::uint64_t, std::uint64_t, std::uint64_t)> direct_file_copy(file_basis& basis,
-                                                                                                   output_file& out);
+RDELTA_API std::function<result<std::uint64_t>(std::uint64_t, std::uint64_t, std::uint64_t)> direct_file_copy(
+    file_basis& basis, output_file& out);
 
 /// An output being written, read back before it is committed (to check it).
-class written_output final : public basis_reader {
+class RDELTA_API written_output final : public basis_reader {
 public:
     explicit written_output(const output_file& out) : out_(out) {}
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {

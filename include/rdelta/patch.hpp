@@ -2,6 +2,8 @@
 // Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/basis_reader.hpp>
 #include <rdelta/error.hpp>
 #include <rdelta/job.hpp>
@@ -17,7 +19,7 @@
 namespace rdelta {
 
 /// Options of a patch job.
-struct patch_options {
+struct RDELTA_API patch_options {
     std::string delta_name = "delta";       ///< used in error messages ("delta.bin: ...")
     std::uint64_t max_output = UINT64_MAX;  ///< fail with mem_error beyond this many bytes
     bool require_checksum = false;          ///< fail (corrupt) when the delta has no checksum trailer
@@ -39,16 +41,17 @@ struct patch_options {
 /// Check an output of `size` bytes, read back through `output` (holes are not
 /// read; bytes past its end read as zeros), against a checksum trailer handed over
 /// by patch_options::take_trailer. A mismatch is corrupt, with the patch job's message.
-result<void> verify_trailer(std::span<const std::uint8_t> trailer, basis_reader& output, std::uint64_t size,
-                            const std::string& delta_name);
+RDELTA_API result<void> verify_trailer(std::span<const std::uint8_t> trailer, basis_reader& output, std::uint64_t size,
+                                       const std::string& delta_name);
 
 /// A job that reads a delta and writes the new file; COPY commands read `basis`
 /// (which must outlive the job). Accepts every encoding rdiff 2.3.2 accepts and
 /// ignores bytes after END, except rdelta's checksum trailer (see make_delta_job),
 /// which is verified: a mismatch fails with corrupt.
-std::unique_ptr<job> make_patch_job(basis_reader& basis, patch_options options = {});
+RDELTA_API std::unique_ptr<job> make_patch_job(basis_reader& basis, patch_options options = {});
 
 /// Apply a whole delta held in memory.
-result<std::vector<std::uint8_t>> apply_patch(std::span<const std::uint8_t> basis, std::span<const std::uint8_t> delta);
+RDELTA_API result<std::vector<std::uint8_t>> apply_patch(std::span<const std::uint8_t> basis,
+                                                         std::span<const std::uint8_t> delta);
 
 }  // namespace rdelta

@@ -8,6 +8,7 @@
 #include <rdelta/delta.hpp>
 #include <rdelta/drive.hpp>
 #include <rdelta/error.hpp>
+#include <rdelta/export.hpp>
 #include <rdelta/file.hpp>
 #include <rdelta/format.hpp>
 #include <rdelta/history.hpp>

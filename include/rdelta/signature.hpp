@@ -2,6 +2,8 @@
 // Stability: unstable until 1.0 (the file formats are fixed: librsync 2.3.2's).
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/basis_reader.hpp>
 #include <rdelta/byte_sink.hpp>
 #include <rdelta/error.hpp>
@@ -25,7 +27,7 @@ class index_access;
 }
 
 /// A signature held in memory: header parameters plus one (weak, strong) record per block.
-class signature {
+class RDELTA_API signature {
 public:
     /// An empty signature, for make_loadsig_job() to fill (or an empty basis's
     /// signature with default parameters).
@@ -76,7 +78,7 @@ private:
 /// A job that reads a basis and writes its signature file.
 /// Invalid parameters are reported by the first iterate(), as in librsync.
 /// Blocks are hashed on up to `options.threads` cores; output is the same.
-std::unique_ptr<job> make_signature_job(const sig_params& params, job_options options = {});
+RDELTA_API std::unique_ptr<job> make_signature_job(const sig_params& params, job_options options = {});
 
 /// Signature of a random-access input of `size` bytes (a regular file, a block
 /// device, memory): slices are read and hashed on up to `options.threads` cores,
@@ -85,8 +87,8 @@ std::unique_ptr<job> make_signature_job(const sig_params& params, job_options op
 /// MiB of input per core) in order: its byte count gives progress (records of
 /// 4 + strong_len bytes, one per block), and an error it returns (a full disk, or
 /// the caller's own "cancelled") stops the work and comes back unchanged.
-result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
-                                      job_options options, const byte_sink& sink);
+RDELTA_API result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, const sig_params& params,
+                                                 job_options options, const byte_sink& sink);
 
 /// A job that parses a signature file into `*out` (which must outlive the job).
 /// The header is validated in librsync's order (docs/format.md).
@@ -96,20 +98,21 @@ result<job_stats> make_signature_from(basis_reader& basis, std::uint64_t size, c
 /// delta, text) may fail on its strong sum length (corrupt) before its magic; with
 /// `name_kind` that error says what the file is ("bad magic 0x72730236: not a
 /// signature (it is a delta)"), with the same code.
-std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signature",
-                                      std::optional<std::uint64_t> file_size = std::nullopt, bool name_kind = false);
+RDELTA_API std::unique_ptr<job> make_loadsig_job(signature* out, std::string name = "signature",
+                                                 std::optional<std::uint64_t> file_size = std::nullopt,
+                                                 bool name_kind = false);
 
 /// Parse a whole signature file held in memory.
-result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name = "signature");
+RDELTA_API result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name = "signature");
 
 /// The parameters `rdelta signature` picks for a basis of `basis_size` bytes in
 /// `format`: the recommended block length for that size and full strong sums.
 /// (A default-constructed sig_params has rdiff's block length for streams, 2048.)
-sig_params recommended_sig_params(std::uint64_t basis_size, sig_format format = {});
+RDELTA_API sig_params recommended_sig_params(std::uint64_t basis_size, sig_format format = {});
 
 /// Make a signature of a whole basis held in memory (sig file bytes); for the
 /// tool's defaults pass recommended_sig_params(basis.size()).
-result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis, const sig_params& params,
-                                                 job_options options = {});
+RDELTA_API result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
+                                                            const sig_params& params, job_options options = {});
 
 }  // namespace rdelta

@@ -4,6 +4,8 @@
 // Stability: unstable until 1.0.
 #pragma once
 
+#include <rdelta/export.hpp>
+
 #include <rdelta/error.hpp>
 #include <rdelta/history.hpp>
 #include <rdelta/in_place.hpp>
@@ -17,7 +19,7 @@
 namespace rdelta {
 
 /// How update_in_place() runs.
-struct update_options {
+struct RDELTA_API update_options {
     /// The patch's options; its journal, manifest and keep_history are set by the
     /// call from the fields below.
     in_place_options patch;
@@ -37,7 +39,7 @@ struct update_options {
 };
 
 /// What update_in_place() did.
-struct update_report {
+struct RDELTA_API update_report {
     in_place_stats stats;
     std::string image;    ///< the image's name, for messages
     std::string journal;  ///< its journal's name
@@ -51,13 +53,14 @@ struct update_report {
 /// rewrite, recover an interrupted patch (keeping a finished one's restore point),
 /// then patch it in place with the delta `open` reads, journaled, verified, with
 /// its manifest and history, as `rdelta patch --in-place` does.
-result<update_report> update_in_place(const std::string& image_path, const delta_opener& open, update_options options);
+RDELTA_API result<update_report> update_in_place(const std::string& image_path, const delta_opener& open,
+                                                 update_options options);
 /// The same for an image already open (not yet locked: the call locks it).
-result<update_report> update_in_place(in_place_fd& image, const delta_opener& open, update_options options);
+RDELTA_API result<update_report> update_in_place(in_place_fd& image, const delta_opener& open, update_options options);
 
 /// What `rdelta recover` does: lock, finish an interrupted rewrite, recover an
 /// interrupted patch (into the history when it has one), and drop a note on the
 /// image that names a journal no longer there. The recovery, or none.
-result<update_report> recover_image(in_place_fd& image, update_options options);
+RDELTA_API result<update_report> recover_image(in_place_fd& image, update_options options);
 
 }  // namespace rdelta

@@ -38,7 +38,8 @@ std::optional<compressor> make_compressor(codec c, int level) {
 
 }  // namespace
 
-struct compressing_writer::state {
+// Hidden: nested in an exported class, it would be exported with it (src/librdelta.map).
+struct __attribute__((visibility("hidden"))) compressing_writer::state {
     // Boost's Sink model: takes every byte or throws.
     struct sink_device : io::sink {
         explicit sink_device(state* owner) : s(owner) {}

@@ -40,7 +40,8 @@ std::optional<decompressor> make_decompressor(codec c) {
 
 }  // namespace
 
-struct decompressing_reader::state {
+// Hidden: nested in an exported class, it would be exported with it (src/librdelta.map).
+struct __attribute__((visibility("hidden"))) decompressing_reader::state {
     // Boost's Source model: -1 at the end, never 0 (that would mean "would block").
     struct source_device : io::source {
         explicit source_device(state* owner) : s(owner) {}

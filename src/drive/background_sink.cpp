@@ -13,7 +13,8 @@
 
 namespace rdelta {
 
-struct background_sink::state {
+// Hidden: nested in an exported class, it would be exported with it (src/librdelta.map).
+struct __attribute__((visibility("hidden"))) background_sink::state {
     byte_sink downstream;
     std::size_t buffer_size, max_in_flight;
     std::mutex m;

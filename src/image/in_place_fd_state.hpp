@@ -12,7 +12,8 @@
 
 namespace rdelta {
 
-struct in_place_fd::state {
+// Hidden: nested in an exported class, it would be exported with it (src/librdelta.map).
+struct __attribute__((visibility("hidden"))) in_place_fd::state {
     int fd_ = -1;
     int folder_ = -1;  // the folder the file was opened in
     std::string name_, base_, folder_name_;

@@ -50,7 +50,8 @@ bool hole_or_past_end(int fd, std::uint64_t pos, std::uint64_t len) {
 
 }  // namespace io_detail
 
-struct input_file::state {
+// Hidden: nested in an exported class, it would be exported with it (src/librdelta.map).
+struct __attribute__((visibility("hidden"))) input_file::state {
     int fd_ = -1;
     std::string name_;
     std::int64_t regular_size_ = -1;  // -1: not a regular file or block device

@@ -11,7 +11,8 @@
 
 namespace rdelta {
 
-struct output_file::state {
+// Hidden: nested in an exported class, it would be exported with it (src/librdelta.map).
+struct __attribute__((visibility("hidden"))) output_file::state {
     int fd_ = -1;         // what is written: the stream, or the temporary file
     int target_fd_ = -1;  // the existing file rewritten in its inode
     io_detail::output_kind kind_ = io_detail::output_kind::stream;

@@ -30,7 +30,8 @@ with tempfile.TemporaryDirectory() as tmp:
         # Documentation: every type and alias definition has a comment right above it
         # (forward declarations excepted).
         lines = open(header).read().splitlines()
-        definition = re.compile(r"^\s*(?:(?:class|struct|enum class) \w+(?:\s*:[^;]*)?\s*\{|(?:class|struct) \w+ final|using \w+ =)")
+        definition = re.compile(
+            r"^\s*(?:(?:class|struct|enum class) (?:RDELTA_API )?\w+(?:\s*:[^;]*)?\s*\{|(?:class|struct) (?:RDELTA_API )?\w+ final|using \w+ =)")
         for i, line in enumerate(lines):
             if not definition.match(line):
                 continue
