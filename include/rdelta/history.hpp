@@ -17,6 +17,7 @@
 #include <rdelta/basis_reader.hpp>
 #include <rdelta/byte_sink.hpp>
 #include <rdelta/error.hpp>
+#include <rdelta/export.hpp>
 
 #include <array>
 #include <cstdint>

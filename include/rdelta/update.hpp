@@ -7,6 +7,7 @@
 #include <rdelta/export.hpp>
 
 #include <rdelta/error.hpp>
+#include <rdelta/export.hpp>
 #include <rdelta/history.hpp>
 #include <rdelta/in_place.hpp>
 #include <rdelta/in_place_fd.hpp>

@@ -435,7 +435,7 @@ class Runner:
         if not self.same:
             extra = [ln for ln in ours if ln.startswith("rdelta: elapsed ")]
             self.check(len(extra) == 1 and re.match(
-                r"^rdelta: elapsed \d+\.\d{3} s, \d+\.\d MB/s in, peak memory \d+\.\d MiB, read \d+\.\d MiB$", extra[0]),
+                r"^rdelta: elapsed \d+\.\d{3} s, \d+\.\d MB/s in, peak memory \d+\.\d MiB, read \d+\.\d MiB, holes skipped \d+\.\d MiB$", extra[0]),
                 test, f"rdelta's -s summary line is missing or malformed: {ours!r}", cmd)
             ours = [ln for ln in ours if not ln.startswith("rdelta: elapsed ")]
         self.check(list(map(shape, ours)) ==
