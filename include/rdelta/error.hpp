@@ -41,17 +41,36 @@ RDELTA_API const std::error_category& rdelta_category() noexcept;
 /// An errc as a std::error_code: `std::error_code ec = errc::corrupt;` works too.
 RDELTA_API std::error_code make_error_code(errc code) noexcept;
 
+/// What the caller can do about an error, for a program to advise in its own
+/// words (the message states the facts only; a tool names its command or option).
+enum class remedy : unsigned char {
+    none,
+    recover,           ///< `subject` was left half updated: recover it (recover_image(), recover_in_place())
+    allow_replace,     ///< `subject` exists: ask for it to be replaced (output_file's `force`)
+    no_journal,        ///< no undo journal can be made there: patch without one (in_place_options::journal)
+    in_place_safe,     ///< the delta reads what an in-place patch overwrites: make it in-place-safe
+    allow_unrecorded,  ///< a delta without trailer, on a file that cannot record it: apply it anyway
+};
+
 /// An error: a code and a one-line message saying what is wrong (no trailing newline).
 struct RDELTA_API error {
     errc code = errc::internal_error;
     std::string message;
+    /// What can be done about it, and the file that concerns ("" when none).
+    remedy fix = remedy::none;
+    std::string subject;
     /// The code as a std::error_code.
     std::error_code error_code() const noexcept { return make_error_code(code); }
 };
 
 /// Make an error value; `return fail(errc::corrupt, "...")` converts to any result<T>.
 inline error fail(errc code, std::string message) {
-    return error{code, std::move(message)};
+    return error{code, std::move(message), remedy::none, {}};
+}
+
+/// The same, with what the caller can do about it and the file that concerns.
+inline error fail(errc code, std::string message, remedy fix, std::string subject = {}) {
+    return error{code, std::move(message), fix, std::move(subject)};
 }
 
 /// Either a T or an error.

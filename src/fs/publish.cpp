@@ -22,9 +22,8 @@ namespace rdelta::io_detail {
 namespace {
 
 error appeared_meanwhile(const std::string& name) {
-    return fail(errc::io_error, name +
-                                    ": file exists: it appeared while the output was written and was left "
-                                    "untouched (use --force to overwrite)");
+    return fail(errc::io_error, name + ": file exists: it appeared while the output was written and was left untouched",
+                remedy::allow_replace, name);
 }
 
 std::string fd_path(int fd) {

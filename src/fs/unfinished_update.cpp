@@ -66,10 +66,14 @@ result<void> refuse_unfinished_update(int fd, const std::string& path, const str
                                         ": another rdelta is updating it in place (it holds the file's lock): "
                                         "its content is part old, part new until that run ends");
     if (journaled)
-        return fail(errc::io_error, path + ": an in-place patch of it was interrupted (journal " + journal +
-                                        "): it may be part old, part new; `rdelta recover " + path + "` restores it");
-    return fail(errc::io_error, path + ": a rewrite of it was interrupted (its new content is in " + staging +
-                                    "): it may be part old, part new; `rdelta recover " + path + "` finishes it");
+        return fail(errc::io_error,
+                    path + ": an in-place patch of it was interrupted (journal " + journal +
+                        "): it may be part old, part new until it is recovered",
+                    remedy::recover, path);
+    return fail(errc::io_error,
+                path + ": a rewrite of it was interrupted (its new content is in " + staging +
+                    "): it may be part old, part new until it is recovered",
+                remedy::recover, path);
 }
 
 result<void> refuse_torn_image(int fd, const std::string& path, const struct stat& st) {
@@ -80,7 +84,7 @@ result<void> refuse_torn_image(int fd, const std::string& path, const struct sta
                                         ": another rdelta is patching it in place without a journal (it holds the "
                                         "file's lock): its content is part old, part new until that run ends");
     return fail(errc::io_error, path +
-                                    ": an in-place patch of it without a journal (--no-journal) was interrupted: it is "
+                                    ": an in-place patch of it without a journal was interrupted: it is "
                                     "part old, part new and nothing can restore it; put back a copy as a new file "
                                     "(cp --remove-destination COPY " +
                                     path + ")");

@@ -34,7 +34,8 @@ bool in_place_fd::is_hole(std::uint64_t pos, std::uint64_t len) {
 result<in_place_fd> in_place_fd::open(const std::string& path) {
     auto walked = io_detail::open_walked(path, O_RDWR, "cannot open for reading and writing");
     if (!walked) return std::move(walked).err();
-    if (!S_ISREG(walked->st.st_mode)) return fail(errc::io_error, path + ": --in-place needs a regular file");
+    if (!S_ISREG(walked->st.st_mode))
+        return fail(errc::io_error, path + ": not a regular file: it cannot be patched in place");
     if (auto torn = io_detail::refuse_torn_image(walked->fd, path, walked->st); !torn) return std::move(torn).err();
     in_place_fd f;
     state& st = *f.s_;

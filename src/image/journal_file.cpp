@@ -51,7 +51,11 @@ public:
         if (fd_ < 0 && errno == EEXIST)
             return fail(errc::io_error,
                         path_ + ": appeared while the patch started: not ours, left alone; nothing was changed");
-        if (fd_ < 0) return io_fail(path_, "cannot create the undo journal (--no-journal patches without one)", errno);
+        if (fd_ < 0) {
+            error e = io_fail(path_, "cannot create the undo journal", errno);
+            e.fix = remedy::no_journal;
+            return e;
+        }
         return {};
     }
     result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {

@@ -408,12 +408,10 @@ result<void> output_file::rewrite_inode() {
     if (copied && !s_->durable_ && ::fsync(s_->target_fd_) != 0) copied = io_fail(s_->name_, "write failed", errno);
     if (!copied) {
         const std::string kept = std::exchange(s_->temp_, "");
-        return fail(copied.err().code, copied.err().message +
-                                           "; the file is partly rewritten, its complete new content "
-                                           "is kept in " +
-                                           kept +
-                                           (findable ? " (`rdelta recover " + s_->name_ + "` finishes the rewrite)"
-                                                     : " (copy it over the file)"));
+        const std::string message =
+            copied.err().message + "; the file is partly rewritten, its complete new content is kept in " + kept;
+        if (findable) return fail(copied.err().code, message, remedy::recover, s_->name_);
+        return fail(copied.err().code, message + " (copy it over the file)");
     }
     // The staging file goes before the note: killed in between, the note names a
     // file that is gone, which counts as none, and no name of the file is refused.

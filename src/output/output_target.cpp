@@ -136,13 +136,13 @@ result<output_target> resolve_output(const std::string& name, bool force) {
     if (auto walked = walk_links(name, t); !walked) return std::move(walked).err();
     if (t.kind == output_kind::new_file) return t;
     if (t.by_descriptor) {
-        if (!force) return fail(errc::io_error, name + ": file exists (use --force to overwrite)");
+        if (!force) return fail(errc::io_error, name + ": file exists", remedy::allow_replace, name);
         t.kind = output_kind::stream;
         return t;
     }
     // A folder is no output, forced or not: say so rather than "use --force".
     if (S_ISDIR(t.st.st_mode)) return io_fail(name, "cannot open for writing", EISDIR);
-    if (!force) return fail(errc::io_error, name + ": file exists (use --force to overwrite)");
+    if (!force) return fail(errc::io_error, name + ": file exists", remedy::allow_replace, name);
     t.folder = folder_of(t.path), t.base = base_of(t.path);
     auto dir = folder_status(name, t.path);
     if (!dir) return std::move(dir).err();

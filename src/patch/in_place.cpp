@@ -130,8 +130,9 @@ error roll_back(error e, in_place_file& file, journal_storage* journal) {
     if (!journal) return fail(e.code, e.message + " (no journal: the file may be part old, part new)");
     auto undone = recover_in_place(file, *journal);
     if (!undone)
-        return fail(e.code, e.message + "; rolling back failed too (" + undone.err().message +
-                                "): run `rdelta recover` on the file");
+        return fail(e.code,
+                    e.message + "; rolling back failed too (" + undone.err().message + "): the file must be recovered",
+                    remedy::recover);
     if (undone->action == recovery_action::rolled_back)
         return fail(e.code, e.message + "; the file was rolled back unchanged");
     return e;
@@ -165,9 +166,11 @@ result<void> check_not_applied(in_place_file& file, const std::array<std::uint8_
                                        ", which is unchanged since (a delta without checksum trailer cannot tell its "
                                        "basis from its output); nothing was changed");
     if (!file.can_remember_applied() && !options.allow_unrecorded)
-        return fail(errc::io_error, options.patch.delta_name + ": has no checksum trailer, and " + image_name +
-                                        " cannot record that it was applied (no extended attributes here), so applying "
-                                        "it twice would go unnoticed: refused (--force applies it anyway)");
+        return fail(errc::io_error,
+                    options.patch.delta_name + ": has no checksum trailer, and " + image_name +
+                        " cannot record that it was applied (no extended attributes here), so applying "
+                        "it twice would go unnoticed: refused",
+                    remedy::allow_unrecorded);
     return {};
 }
 

@@ -20,9 +20,9 @@ error unsafe(const std::string& name, const delta_command& c, std::uint64_t out_
     char text[260];
     std::snprintf(text, sizeof text,
                   "cannot be applied in place: the COPY at offset %" PRIu64 " reads basis bytes %" PRIu64 "..%" PRIu64
-                  " after they are overwritten (output offset %" PRIu64 "); make it with delta --in-place-safe",
+                  " after they are overwritten (output offset %" PRIu64 ")",
                   c.offset, c.pos, c.pos + c.len, out_pos);
-    return fail(errc::param_error, name + ": " + text);
+    return fail(errc::param_error, name + ": " + text, remedy::in_place_safe);
 }
 
 // The checks every command must pass before (pass 1) and again while (pass 3) it is

@@ -240,7 +240,8 @@ result<recovery_result> recover_in_place(in_place_file& image, journal_storage& 
         return recover(image, journal, keep);
     } catch (const std::bad_alloc&) {
         // The journal is still whole: running recovery again finishes the job.
-        return fail(errc::mem_error, journal.name() + ": out of memory while recovering; run `rdelta recover` again");
+        return fail(errc::mem_error, journal.name() + ": out of memory while recovering; recovering again finishes it",
+                    remedy::recover);
     }
 }
 
