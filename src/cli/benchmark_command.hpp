@@ -2,7 +2,7 @@
 // benchmark`: how fast this build is on this CPU.
 #pragma once
 
-#include "commands.hpp"
+#include "invocation.hpp"
 
 namespace rdelta::cli {
 

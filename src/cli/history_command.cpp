@@ -18,11 +18,6 @@ namespace rdelta::cli {
 
 namespace {
 
-int report(const invocation& inv, const error& e) {
-    std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
-    return exit_code(e.code);
-}
-
 std::string hex(const std::array<std::uint8_t, 16>& h) {
     static const char digits[] = "0123456789abcdef";
     std::string s;

@@ -2,7 +2,7 @@
 // and `verify --history`'s part.
 #pragma once
 
-#include "commands.hpp"
+#include "invocation.hpp"
 
 #include <rdelta/history.hpp>
 

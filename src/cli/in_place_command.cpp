@@ -25,15 +25,6 @@ namespace rdelta::cli {
 
 namespace {
 
-int report(const invocation& inv, const error& e) {
-    std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
-    return exit_code(e.code);
-}
-
-std::string file_arg(const request& req, std::size_t i) {
-    return i < req.files.size() ? req.files[i] : "-";
-}
-
 // A journal whose name was moved or replaced while this run had it open was not
 // deleted: say so, since whoever moved it may put it back later (it is stale then,
 // and recovery ignores it, but a person should know it is around).

@@ -1,7 +1,7 @@
 // in_place_command.hpp - `patch --in-place IMAGE [DELTA]` and `recover IMAGE`.
 #pragma once
 
-#include "commands.hpp"
+#include "invocation.hpp"
 
 #include <functional>
 

@@ -182,7 +182,7 @@ int print_delta(const request& req, const std::string& name, const delta_summary
 
 // The failure; with --json (and not --check) as a JSON object on standard output,
 // where the description would have been, so a script reads one object either way.
-int report(const request& req, const invocation& inv, const error& e) {
+int report_failure(const request& req, const invocation& inv, const error& e) {
     if (req.json && !req.check)
         std::printf("{\"file\": \"%s\", \"error\": \"%s\", \"exit_status\": %d}\n", json_text(req.files[0]).c_str(),
                     json_text(e.message).c_str(), exit_code(e.code));
@@ -195,7 +195,7 @@ int report(const request& req, const invocation& inv, const error& e) {
 
 int info_command(const request& req, const invocation& inv) {
     if (req.files.size() != 1) return report_usage(inv, "info takes one file: a signature or a delta");
-    const auto report = [&](const error& e) { return cli::report(req, inv, e); };
+    const auto report = [&](const error& e) { return report_failure(req, inv, e); };
     auto file = input_file::open(req.files[0]);
     if (!file) return report(file.err());
     auto in = decompressing_reader::open(*file);

@@ -2,7 +2,7 @@
 // delta holds, validated without applying it.
 #pragma once
 
-#include "commands.hpp"
+#include "invocation.hpp"
 
 namespace rdelta::cli {
 

@@ -1,6 +1,6 @@
 // main.cpp - rdelta's entry point: parse, run, map errors to rdiff's exit codes.
 #include <rdelta/file.hpp>
-#include "commands.hpp"
+#include "command_table.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
 

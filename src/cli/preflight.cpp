@@ -11,7 +11,7 @@
 namespace rdelta::cli {
 
 std::optional<std::string> misapplied_option(const request& req) {
-    // Which commands each option applies to is checked while parsing (options.cpp).
+    // Which commands each option applies to is checked while parsing (command_line.cpp).
     if (req.compression == codec::zstd && req.compression_level > 19 && !req.ultra)
         return "zstd levels above 19 need --ultra (they use much more memory)";
     if (req.checksum && req.no_checksum) return "--checksum and --no-checksum contradict each other";

@@ -16,7 +16,7 @@
 #include "fd_holder.hpp"
 #include "history_command.hpp"
 #include "push_io.hpp"
-#include "ssh_remote.hpp"
+#include "ssh_session.hpp"
 
 #include <rdelta/basis_root.hpp>
 #include <rdelta/compression.hpp>
@@ -42,25 +42,6 @@
 namespace rdelta::cli {
 
 namespace {
-
-std::string human(std::uint64_t bytes) {
-    char text[32];
-    if (bytes < 1024)
-        std::snprintf(text, sizeof text, "%" PRIu64 " B", bytes);
-    else if (bytes < (1u << 20))
-        std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024);
-    else if (bytes < (1u << 30))
-        std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / 1048576);
-    else
-        std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / 1073741824);
-    return text;
-}
-
-// rdelta's codes pass through; anything else (ssh's 255, a shell's 127, a signal)
-// is an I/O failure.
-int as_exit_code(const child_status& s) {
-    return s.exit_code >= 100 && s.exit_code <= 108 ? s.exit_code : exit_code(errc::io_error);
-}
 
 // What `rdelta history --json` printed: the image's length and its points.
 struct remote_history {
@@ -150,13 +131,12 @@ struct pull_stats {
 
 class pull_run {
 public:
-    pull_run(const request& req, const invocation& inv, destination src, std::vector<std::string> ssh)
-        : req_(req), inv_(inv), src_(std::move(src)), ssh_(std::move(ssh)), local_(req.files[1]) {}
+    pull_run(const request& req, const invocation& inv, ssh_link link)
+        : req_(req), inv_(inv), link_(std::move(link)), local_(req.files[1]) {}
     int run();
 
 private:
     int fail(const std::string& message, int rc = exit_code(errc::io_error)) const;
-    void replay(const std::string& remote_text) const;
     std::string where() const { return src_.host + ":" + src_.path; }
     std::string rdelta() const { return req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta; }
     compression_options wire_compression() const;
@@ -172,8 +152,9 @@ private:
 
     const request& req_;
     const invocation& inv_;
-    destination src_;
-    std::vector<std::string> ssh_;
+    ssh_link link_;
+    const destination& src_ = link_.remote;
+    const std::vector<std::string>& ssh_ = link_.ssh;
     std::string local_;
     remote_history history_;
     std::optional<history_point> point_;  // --at: the point brought back
@@ -186,16 +167,6 @@ int pull_run::fail(const std::string& message, int rc) const {
     return rc;
 }
 
-void pull_run::replay(const std::string& remote_text) const {
-    std::size_t at = 0;
-    while (at < remote_text.size()) {
-        auto end = remote_text.find('\n', at);
-        if (end == std::string::npos) end = remote_text.size();
-        std::fprintf(stderr, "%s: %.*s\n", src_.host.c_str(), static_cast<int>(end - at), remote_text.data() + at);
-        at = end + 1;
-    }
-}
-
 // As push's: zstd unless told otherwise, compressed by the remote rdelta.
 compression_options pull_run::wire_compression() const {
     if (req_.no_compress) return {};
@@ -204,12 +175,7 @@ compression_options pull_run::wire_compression() const {
 }
 
 std::string pull_run::remote_failure(const char* what, const child_status& s) const {
-    if (s.exit_code == 255 || s.exit_code < 0)
-        return ssh_.front() + " " + s.describe() + " (connection to " + src_.host + " failed or dropped)";
-    if (s.exit_code == 126 || s.exit_code == 127)
-        return std::string(what) + ": the remote command " + s.describe() + " (is rdelta installed on " + src_.host +
-               "? see --remote-rdelta)";
-    return std::string(what) + " on " + src_.host + " " + s.describe();
+    return cli::remote_failure(ssh_.front(), src_.host, what, s);
 }
 
 // One ssh session running `words` there, `in` and `out` its standard streams; its
@@ -217,16 +183,13 @@ std::string pull_run::remote_failure(const char* what, const child_status& s) co
 int pull_run::remote(const char* what, const std::vector<std::string>& words, int in, int out) {
     fd_holder err = temp_file();
     if (err.get() < 0) return fail(std::string("temporary file: ") + std::strerror(errno));
-    std::vector<std::string> argv = ssh_;
-    argv.push_back(src_.host);
-    argv.push_back(remote_command_line(words));
-    const pid_t ssh = spawn(argv, {in, out, err.get()});
+    const pid_t ssh = spawn(ssh_argv(link_, words), {in, out, err.get()});
     if (ssh < 0) return fail("cannot start " + ssh_.front() + ": " + std::strerror(errno));
     ++stats_.sessions;
     const child_status s = wait_child(ssh);
     if (s.ok()) return exit_success;
-    replay(read_all(err.get()));
-    return fail(remote_failure(what, s) + "; " + local_ + " was not changed", as_exit_code(s));
+    replay_remote(src_.host, read_all(err.get()));
+    return fail(remote_failure(what, s) + "; " + local_ + " was not changed", remote_exit_code(s));
 }
 
 int pull_run::ask_history() {
@@ -364,7 +327,7 @@ int pull_run::apply_new_file(int delta_fd) {
     const pid_t patch = spawn(argv, {-1, -1, -1, delta_fd});
     if (patch < 0) return fail(std::string("cannot start rdelta patch: ") + std::strerror(errno));
     const child_status s = wait_child(patch);
-    if (!s.ok()) return fail("writing " + local_ + " failed (rdelta patch " + s.describe() + ")", as_exit_code(s));
+    if (!s.ok()) return fail("writing " + local_ + " failed (rdelta patch " + s.describe() + ")", remote_exit_code(s));
     stats_.image_bytes_written = point_ ? point_->length : history_.length;
     return exit_success;
 }
@@ -377,10 +340,10 @@ int pull_run::finish() const {
         std::fprintf(stderr,
                      "%s: pull: pulled %s onto %s (%s): %s over the wire for %s (%.2f%%: sent %s of signature, "
                      "received %s of delta), verified; %.2f s\n",
-                     inv_.prog.c_str(), what.c_str(), local_.c_str(), stats_.mode, human(stats_.wire()).c_str(),
-                     human(image).c_str(),
+                     inv_.prog.c_str(), what.c_str(), local_.c_str(), stats_.mode, human_bytes(stats_.wire()).c_str(),
+                     human_bytes(image).c_str(),
                      image ? 100.0 * static_cast<double>(stats_.wire()) / static_cast<double>(image) : 0.0,
-                     human(stats_.signature_bytes).c_str(), human(stats_.delta_bytes).c_str(), secs);
+                     human_bytes(stats_.signature_bytes).c_str(), human_bytes(stats_.delta_bytes).c_str(), secs);
     if (req_.json)
         std::fprintf(
             stderr,
@@ -411,12 +374,11 @@ int pull_run::run() {
 
 int pull_command(const request& req, const invocation& inv) {
     if (is_std_stream(req.files[1])) return report_usage(inv, "pull needs LOCAL as a file, not standard output ('-')");
-    auto src = parse_destination(req.files[0]);
-    if (auto* problem = std::get_if<std::string>(&src)) return report_usage(inv, "pull: " + *problem);
-    auto ssh = split_command(req.ssh_command.empty() ? std::string("ssh") : req.ssh_command);
-    if (!ssh) return report_usage(inv, "--ssh '" + req.ssh_command + "' is not a command (an unbalanced quote?)");
+    int rc = exit_success;
+    auto link = parse_ssh_link(req, inv, "pull", req.files[0], rc);
+    if (!link) return rc;
     std::signal(SIGPIPE, SIG_IGN);
-    return pull_run(req, inv, std::get<destination>(std::move(src)), std::move(*ssh)).run();
+    return pull_run(req, inv, std::move(*link)).run();
 }
 
 }  // namespace rdelta::cli

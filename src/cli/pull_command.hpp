@@ -2,7 +2,7 @@
 // or one of its restore points, brought back onto LOCAL over ssh.
 #pragma once
 
-#include "commands.hpp"
+#include "invocation.hpp"
 
 namespace rdelta::cli {
 

@@ -16,7 +16,7 @@
 #include "fd_holder.hpp"
 #include "push_io.hpp"
 #include "push_store.hpp"
-#include "ssh_remote.hpp"
+#include "ssh_session.hpp"
 
 #include <rdelta/basis_root.hpp>
 #include <rdelta/compression.hpp>
@@ -42,25 +42,6 @@ namespace rdelta::cli {
 
 namespace {
 
-std::string human(std::uint64_t bytes) {
-    char text[32];
-    if (bytes < 1024)
-        std::snprintf(text, sizeof text, "%" PRIu64 " B", bytes);
-    else if (bytes < (1u << 20))
-        std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024);
-    else if (bytes < (1u << 30))
-        std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / 1048576);
-    else
-        std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / 1073741824);
-    return text;
-}
-
-// A remote or child exit status as push's own: rdelta's codes pass through, anything
-// else (ssh's 255, a shell's 127, a signal) is an I/O failure.
-int as_exit_code(const child_status& s) {
-    return s.exit_code >= 100 && s.exit_code <= 108 ? s.exit_code : exit_code(errc::io_error);
-}
-
 struct push_stats {
     std::uint64_t delta_bytes = 0;      ///< delta bytes written into ssh
     std::uint64_t signature_bytes = 0;  ///< signature bytes read from ssh
@@ -81,18 +62,16 @@ struct session_result {
 
 class push_run {
 public:
-    push_run(const request& req, const invocation& inv, destination dest, std::vector<std::string> ssh)
-        : req_(req), inv_(inv), dest_(std::move(dest)), ssh_(std::move(ssh)), image_(req.files[0]) {}
+    push_run(const request& req, const invocation& inv, ssh_link link)
+        : req_(req), inv_(inv), link_(std::move(link)), image_(req.files[0]) {}
     int run();
 
 private:
     int fail(const std::string& message, int rc = exit_code(errc::io_error)) const;
-    void replay(const std::string& remote_text) const;
     int open_store();
     fd_holder open_kept(int& rc);
     int delta_failed(const child_status& delta) const;
     void warn_dropped(const std::string& why);
-    std::vector<std::string> ssh_argv(const std::vector<std::string>& remote_words) const;
     std::vector<std::string> delta_argv() const;
     compression_options wire_compression() const;
     std::vector<std::string> patch_words(bool new_file) const;
@@ -108,8 +87,9 @@ private:
 
     const request& req_;
     const invocation& inv_;
-    destination dest_;
-    std::vector<std::string> ssh_;
+    ssh_link link_;
+    const destination& dest_ = link_.remote;
+    const std::vector<std::string>& ssh_ = link_.ssh;
     std::string image_;
     std::optional<push_store> store_;
     std::optional<chunk_root> basis_root_;  // what the kept signature's image was: the delta names it
@@ -121,17 +101,6 @@ private:
 int push_run::fail(const std::string& message, int rc) const {
     std::fprintf(stderr, "%s: push: %s\n", inv_.prog.c_str(), message.c_str());
     return rc;
-}
-
-// What the remote side wrote on stderr, each line marked with the host it came from.
-void push_run::replay(const std::string& remote_text) const {
-    std::size_t at = 0;
-    while (at < remote_text.size()) {
-        auto end = remote_text.find('\n', at);
-        if (end == std::string::npos) end = remote_text.size();
-        std::fprintf(stderr, "%s: %.*s\n", dest_.host.c_str(), static_cast<int>(end - at), remote_text.data() + at);
-        at = end + 1;
-    }
 }
 
 // Find the kept signature's file, check its folder and lock it (push_store.hpp).
@@ -174,13 +143,6 @@ void push_run::warn_dropped(const std::string& why) {
     if (!req_.quiet)
         std::fprintf(stderr, "%s: push: %s: %s: dropped; fetching the signature of %s:%s\n", inv_.prog.c_str(),
                      store_->path().c_str(), why.c_str(), dest_.host.c_str(), dest_.path.c_str());
-}
-
-std::vector<std::string> push_run::ssh_argv(const std::vector<std::string>& remote_words) const {
-    std::vector<std::string> argv = ssh_;
-    argv.push_back(dest_.host);
-    argv.push_back(remote_command_line(remote_words));
-    return argv;
 }
 
 // This very binary makes the delta and tomorrow's signature in one read of the image;
@@ -245,7 +207,7 @@ session_result push_run::send(int basis_fd, bool new_file) {
     const pid_t delta = spawn(delta_argv(), {basis_fd, delta_in.get(), -1, *next});
     if (delta < 0) return {fail(std::string("cannot start rdelta delta: ") + std::strerror(errno))};
     delta_in.reset();
-    const pid_t ssh = spawn(ssh_argv(patch_words(new_file)), {ssh_out.get(), -1, remote_err.get()});
+    const pid_t ssh = spawn(ssh_argv(link_, patch_words(new_file)), {ssh_out.get(), -1, remote_err.get()});
     if (ssh < 0) {
         const int e = errno;
         delta_out.reset();  // the delta stops on a broken pipe
@@ -278,48 +240,44 @@ session_result push_run::judge(const child_status& delta, const child_status& ss
         // parameters 108): the caller decides whether another one may be fetched.
         const int code = delta.exit_code;
         if (code == 103 || code == 104 || code == 106 || code == 108)
-            return {as_exit_code(delta), false, {}, true, delta};
+            return {remote_exit_code(delta), false, {}, true, delta};
         return {delta_failed(delta)};
     }
     if (ssh.ok() && delta.ok()) {
-        if (!req_.quiet) replay(remote_text);
+        if (!req_.quiet) replay_remote(dest_.host, remote_text);
         return {exit_success};
     }
     // Refused unchanged: made for another state (106: the result would not match the
     // trailer; 103: a COPY past its end), or the file is gone (a full copy follows).
     const bool gone = ssh.exit_code == 100 && remote_text.find("No such file or directory") != std::string::npos;
-    if (ssh.exit_code == 103 || ssh.exit_code == 106 || gone) return {as_exit_code(ssh), true, std::move(remote_text)};
-    replay(remote_text);
+    if (ssh.exit_code == 103 || ssh.exit_code == 106 || gone)
+        return {remote_exit_code(ssh), true, std::move(remote_text)};
+    replay_remote(dest_.host, remote_text);
     if (ssh.ok())  // the remote patch succeeded on what it received, yet the delta failed: impossible
-        return {fail("rdelta delta " + delta.describe() + " after the remote patch succeeded", as_exit_code(delta))};
+        return {
+            fail("rdelta delta " + delta.describe() + " after the remote patch succeeded", remote_exit_code(delta))};
     return {fail(remote_failure("rdelta patch", ssh) + (ssh.exit_code == 255 || ssh.exit_code < 0
                                                             ? "; " + where +
                                                                   " is unchanged, or its journal rolls it back "
                                                                   "on the next push"
                                                             : std::string()),
-                 as_exit_code(ssh))};
+                 remote_exit_code(ssh))};
 }
 
 int push_run::delta_failed(const child_status& delta) const {
     // rdelta delta said what went wrong on the line above; the remote saw no END.
     return fail("making the delta of " + image_ + " failed (rdelta delta " + delta.describe() + "); " + dest_.host +
                     ":" + dest_.path + " was not changed",
-                as_exit_code(delta));
+                remote_exit_code(delta));
 }
 
-// Why an ssh session failed: ssh itself (255, a signal), the remote shell not finding
-// rdelta (126, 127), or the remote rdelta's own status.
+// Why an ssh session failed (ssh_session.hpp), ssh named as the user knows it.
 std::string push_run::remote_failure(const char* what, const child_status& s) const {
     const auto slash = ssh_.front().rfind('/');
     const std::string ssh = ssh_.front().substr(slash == std::string::npos ? 0 : slash + 1) == "ssh"
                                 ? std::string("ssh")
                                 : "ssh command " + ssh_.front();
-    if (s.exit_code == 255 || s.exit_code < 0)
-        return ssh + " " + s.describe() + " (connection to " + dest_.host + " failed or dropped)";
-    if (s.exit_code == 126 || s.exit_code == 127)
-        return std::string(what) + ": the remote command " + s.describe() + " (is rdelta installed on " + dest_.host +
-               "? see --remote-rdelta)";
-    return std::string(what) + " on " + dest_.host + " " + s.describe();
+    return cli::remote_failure(ssh, dest_.host, what, s);
 }
 
 // The remote image's signature, with the command line's -b, -S, -H and -R.
@@ -336,7 +294,7 @@ push_run::fetched push_run::fetch(fd_holder& sig, int& rc, bool may_recover) {
     fd_holder err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (sig.get() < 0 || err.get() < 0)
         return rc = fail(std::string("temporary file: ") + std::strerror(errno)), fetched::failed;
-    const pid_t ssh = spawn(ssh_argv(w), {none.get(), sig.get(), err.get()});
+    const pid_t ssh = spawn(ssh_argv(link_, w), {none.get(), sig.get(), err.get()});
     if (ssh < 0) return rc = fail("cannot start " + ssh_.front() + ": " + std::strerror(errno)), fetched::failed;
     ++stats_.sessions;
     const child_status s = wait_child(ssh);
@@ -355,10 +313,10 @@ push_run::fetched push_run::fetch(fd_holder& sig, int& rc, bool may_recover) {
         recover_remote();
         return fetch(sig, rc, false);
     }
-    replay(text);
+    replay_remote(dest_.host, text);
     rc = fail("fetching the signature of " + dest_.host + ":" + dest_.path +
                   " failed: " + remote_failure("rdelta signature", s),
-              as_exit_code(s));
+              remote_exit_code(s));
     return fetched::failed;
 }
 
@@ -366,11 +324,11 @@ void push_run::recover_remote() {
     const std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "recover", "--",
                                      dest_.path};
     fd_holder err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    const pid_t ssh = spawn(ssh_argv(w), {none.get(), -1, err.get()});
+    const pid_t ssh = spawn(ssh_argv(link_, w), {none.get(), -1, err.get()});
     if (ssh < 0) return;
     ++stats_.sessions;
     wait_child(ssh);
-    if (err.get() >= 0) replay(read_all(err.get()));
+    if (err.get() >= 0) replay_remote(dest_.host, read_all(err.get()));
 }
 
 // A signature with no blocks, with the parameters `rdelta signature IMAGE` would
@@ -416,9 +374,9 @@ int push_run::finish() {
             "%s: push: %s -> %s:%s (%s): sent %s of delta for %s (%.2f%%), fetched %s of signature, "
             "verified; %.2f s\n",
             inv_.prog.c_str(), image_.c_str(), dest_.host.c_str(), dest_.path.c_str(), stats_.mode,
-            human(stats_.delta_bytes).c_str(), human(image_bytes).c_str(),
+            human_bytes(stats_.delta_bytes).c_str(), human_bytes(image_bytes).c_str(),
             image_bytes ? 100.0 * static_cast<double>(stats_.delta_bytes) / static_cast<double>(image_bytes) : 0.0,
-            human(stats_.signature_bytes).c_str(), secs);
+            human_bytes(stats_.signature_bytes).c_str(), secs);
     if (req_.statistics)
         std::fprintf(stderr,
                      "%s: push: %" PRIu64 " delta bytes sent, %" PRIu64
@@ -472,7 +430,7 @@ int push_run::run() {
     session_result second = send(basis.get(), new_file);
     if (second.bad_signature) return delta_failed(second.delta);
     if (second.refused) {
-        replay(second.remote_text);
+        replay_remote(dest_.host, second.remote_text);
         return fail("rdelta patch on " + dest_.host + " refused the delta made against its own signature (exit " +
                         std::to_string(second.rc) + "): did " + dest_.path + " change meanwhile?",
                     second.rc);
@@ -484,10 +442,9 @@ int push_run::run() {
 
 int push_command(const request& req, const invocation& inv) {
     if (is_std_stream(req.files[0])) return report_usage(inv, "push needs IMAGE as a file, not standard input ('-')");
-    auto dest = parse_destination(req.files[1]);
-    if (auto* problem = std::get_if<std::string>(&dest)) return report_usage(inv, "push: " + *problem);
-    auto ssh = split_command(req.ssh_command.empty() ? std::string("ssh") : req.ssh_command);
-    if (!ssh) return report_usage(inv, "--ssh '" + req.ssh_command + "' is not a command (an unbalanced quote?)");
+    int rc = exit_success;
+    auto link = parse_ssh_link(req, inv, "push", req.files[1], rc);
+    if (!link) return rc;
     if (req.threads < 0 || req.threads > 1024)
         return report_usage(inv, "Thread count (-j) must be 0 (all cores) to 1024.");
     if (req.hash != "blake2" && req.hash != "md4")
@@ -497,7 +454,7 @@ int push_command(const request& req, const invocation& inv) {
     // A write into ssh after it ended must fail with EPIPE, not end this process
     // before it can say so (children get the default back).
     std::signal(SIGPIPE, SIG_IGN);
-    return push_run(req, inv, std::get<destination>(std::move(dest)), std::move(*ssh)).run();
+    return push_run(req, inv, std::move(*link)).run();
 }
 
 }  // namespace rdelta::cli

@@ -1,7 +1,7 @@
 // push_command.hpp - `push IMAGE [USER@]HOST:PATH`: the nightly backup over ssh.
 #pragma once
 
-#include "commands.hpp"
+#include "invocation.hpp"
 
 namespace rdelta::cli {
 

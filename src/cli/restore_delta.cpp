@@ -22,11 +22,6 @@ namespace rdelta::cli {
 
 namespace {
 
-int report(const invocation& inv, const error& e) {
-    std::fprintf(stderr, "%s: %s\n", inv.prog.c_str(), e.message.c_str());
-    return exit_code(e.code);
-}
-
 // SIG, decompressed as needed, with the index an in-place-safe delta uses.
 result<signature> load_signature(const std::string& path) {
     auto file = input_file::open(path);

@@ -2,7 +2,7 @@
 // from SIG's file to the image as it was at a restore point, never the point itself.
 #pragma once
 
-#include "commands.hpp"
+#include "invocation.hpp"
 
 #include <cstdint>
 
