@@ -1,8 +1,10 @@
 // options.hpp - the command line of rdelta/rdiff, parsed into a request.
 //
 // Parsing follows rdiff 2.3.2 (popt) exactly for everything rdiff accepts; rdelta's
-// own options are extensions. Declared once with Boost.program_options, which also
-// produces --help; rdiff's quirks are small adapters around it.
+// own options are extensions. The options are declared once with
+// Boost.program_options (option_table.cpp), which also produces --help
+// (help_text.cpp); rdiff's quirks are small adapters around it (popt_syntax.hpp,
+// command_line.cpp). The commands are the rows of command_table.cpp.
 #pragma once
 
 #include <rdelta/compression.hpp>
