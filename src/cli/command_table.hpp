@@ -16,18 +16,20 @@
 
 namespace rdelta::cli {
 
-/// One command.
+/// One command. A row names what it needs (designated initializers); the rest
+/// keeps the defaults: any prefix abbreviates it (rdiff's isprefix()), rdelta only,
+/// no file count checked before the command runs.
 struct command {
-    action act;
-    const char* name;         ///< as typed in full
-    std::size_t min_prefix;   ///< the shortest abbreviation accepted (rdiff's isprefix() takes even "")
-    bool rdiff_too;           ///< also a command under the name rdiff (signature, delta, patch)
-    const char* usage;        ///< the usage line, after "Usage: rdelta "
-    const char* what;         ///< the one-line description, for --help and `rdelta help COMMAND`
-    std::size_t min_files;    ///< fewer file arguments are a usage error...
-    std::size_t max_files;    ///< ...and so are more (npos: the command counts them itself)
-    const char* files_usage;  ///< the usage a wrong file count shows; nullptr: `usage`
-    int (*run)(const request& req, const invocation& inv);
+    action act = action::none;
+    const char* name = "";   ///< as typed in full
+    const char* usage = "";  ///< the usage line, after "Usage: rdelta "
+    const char* what = "";   ///< the one-line description, for --help and `rdelta help COMMAND`
+    int (*run)(const request& req, const invocation& inv) = nullptr;
+    std::size_t min_prefix = 0;                            ///< the shortest abbreviation accepted
+    bool rdiff_too = false;                                ///< also a command under the name rdiff
+    std::size_t min_files = 0;                             ///< fewer file arguments are a usage error...
+    std::size_t max_files = static_cast<std::size_t>(-1);  ///< ...and so are more (the default: no limit here)
+    const char* files_usage = nullptr;                     ///< the usage a wrong file count shows; nullptr: `usage`
 };
 
 /// Every command, in the order of the help's usage lines and command list (a
