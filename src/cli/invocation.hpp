@@ -23,8 +23,12 @@ struct invocation {
 /// Print a usage error in the invocation's style; returns the exit status (101).
 int report_usage(const invocation& inv, const std::string& message);
 
-/// Print a failure ("rdelta: MESSAGE", or rdiff's own line under its name);
-/// returns the exit status for its code.
+/// An error's message with the tool's advice for its remedy (error::fix) in the
+/// tool's words: the command or option that does it.
+std::string describe(const invocation& inv, const error& e);
+
+/// Print a failure ("rdelta: MESSAGE" and its advice, or rdiff's own line under
+/// its name); returns the exit status for its code.
 int report(const invocation& inv, const error& e);
 
 /// The file argument at `i`, or "-" (a standard stream) when it was not given.

@@ -313,7 +313,7 @@ int pull_run::apply_in_place(int delta_fd) {
                          inv_.prog.c_str(), local_.c_str(), journal.c_str());
     };
     auto done = update_in_place(local_, *opener, o);
-    if (!done) return fail(done.err().message, exit_code(done.err().code));
+    if (!done) return fail(describe(inv_, done.err()), exit_code(done.err().code));
     stats_.image_bytes_written = done->stats.image_bytes_written;
     return exit_success;
 }
