@@ -29,6 +29,10 @@ bool hole_at(int fd, std::uint64_t pos, std::uint64_t len);
 /// writing, whose length is set once the zeros at its end are skipped.
 bool hole_or_past_end(int fd, std::uint64_t pos, std::uint64_t len);
 
+/// The name of the undo journal of the file named `base`, in its folder:
+/// `.NAME.rdelta-journal`, or `.rdelta-journal-HASH` when that would be too long.
+std::string journal_name(const std::string& base);
+
 /// The folder and path of the undo journal of an in-place patch of `image_path`:
 /// `.NAME.rdelta-journal` beside the file (a symlink's target), or
 /// `.rdelta-journal-HASH` when that name would be too long.

@@ -143,68 +143,9 @@ private:
     bool moved_away_ = false;
 };
 
-std::string journal_name(const std::string& base) {
-    return io_detail::beside_name(base, ".rdelta-journal");
-}
-
 using io_detail::joined;
 
 }  // namespace
-
-namespace io_detail {
-
-std::pair<std::string, std::string> journal_path(const std::string& image_path) {
-    // Beside the file itself: for a symlink, beside its target.
-    std::string target = image_path;
-    if (char* real = ::realpath(image_path.c_str(), nullptr)) {
-        target = real;
-        std::free(real);
-    }
-    const auto slash = target.rfind('/');
-    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
-    const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
-    return {folder, joined(folder, journal_name(base))};
-}
-
-}  // namespace io_detail
-
-namespace io_detail {
-
-bool journal_names_file(int journal_fd, int image_fd, const struct stat& st) {
-    bool blank = true, valid = false;
-    std::optional<detail::journal_header> named;
-    for (const std::uint64_t at : detail::journal_slot_at) {
-        std::uint8_t bytes[detail::journal_header_size] = {};
-        const ssize_t n = ::pread(journal_fd, bytes, sizeof bytes, static_cast<off_t>(at));
-        if (n > 0 && std::any_of(bytes, bytes + n, [](std::uint8_t b) { return b != 0; })) blank = false;
-        detail::journal_header h;
-        if (n != static_cast<ssize_t>(sizeof bytes) || !detail::decode_header(bytes, h)) continue;
-        valid = true;
-        if (h.ino != 0 && h.dev == static_cast<std::uint64_t>(st.st_dev) &&
-            h.ino == static_cast<std::uint64_t>(st.st_ino))
-            named = h;
-    }
-    if (named) return claim_of_journal(image_fd, st, named->nonce) != journal_claim::stale;
-    // Written, yet no slot valid: the header was damaged and recovery refuses it,
-    // since the file may be part old, part new.
-    return !blank && !valid;
-}
-
-bool journal_of_file(const std::string& journal, int image_fd, const struct stat& st) {
-    const auto [folder, base] = split_path(journal);
-    const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) return false;
-    const int fd = open_beside(dir, base, O_RDONLY);
-    ::close(dir);
-    if (fd < 0) return false;
-    struct stat js {};
-    const bool ours =
-        ::fstat(fd, &js) == 0 && untrusted_because(js, st).empty() && journal_names_file(fd, image_fd, st);
-    ::close(fd);
-    return ours;
-}
-
-}  // namespace io_detail
 
 namespace {
 
@@ -220,7 +161,7 @@ std::string marked_journal(int fd, const struct stat& st) {
 
 result<std::unique_ptr<journal_storage>> journal_in(int folder, const std::string& folder_name, const std::string& base,
                                                     int image_fd, const struct stat& st) {
-    std::string name = journal_name(base), path = joined(folder_name, name);
+    std::string name = io_detail::journal_name(base), path = joined(folder_name, name);
     int dir = ::fcntl(folder, F_DUPFD_CLOEXEC, 0);
     if (dir < 0) return io_fail(folder_name, "cannot hold the folder open", errno);
     if (std::string marked = marked_journal(image_fd, st); !marked.empty() && marked != path) {
