@@ -23,6 +23,10 @@
 # skipped when rsync is missing). Disk: about size + 4.5 x 15% of size free in the
 # work folder (rdiff's patch writes the whole image densely beside the old one).
 #
+# With the rdelta pipeline, each run also measures the night's floor (the new
+# image's data read once from a cold cache, the changed bytes written twice with
+# fsync) and prints the steady night against it, split into its phases.
+#
 # Bytes read/written are a bash's /proc/PID/io after it has waited for the step's
 # commands (Linux adds a reaped child's counters to its parent's): read_bytes is what
 # came from storage, rchar what read() returned (holes included), wchar what write()
