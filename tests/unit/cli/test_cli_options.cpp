@@ -401,7 +401,8 @@ TEST_CASE("options apply to the commands their rows name") {
     CHECK(refused({"signature", "--checksum"}) == "--checksum does not apply to signature (only to delta)");
     CHECK(refused({"-j2", "patch", "a"}) == "--threads does not apply to patch (only to signature, delta, push)");
     CHECK(refused({"--check", "delta", "s"}) == "--check does not apply to delta (only to info)");
-    CHECK(refused({"-z", "patch", "a"}).starts_with("--gzip does not apply to patch (only to signature, delta, push, pull, restore)"));
+    CHECK(refused({"-z", "patch", "a"})
+              .starts_with("--gzip does not apply to patch (only to signature, delta, push, pull, restore)"));
     CHECK(option_commands("checksum") == command_bit(action::delta));
     CHECK(option_commands("no-such-option") == 0);
     // rdiff's options are accepted by each of rdiff's commands, under either name.
