@@ -1,7 +1,6 @@
 // test_path_walk.cpp - an image opened once: its name walked component by
 // component (symlinks, "..", relative names), its folder held, a name that is
-// not a file refused; and the record that stops a delta without trailer from
-// being applied twice to an in_place_fd.
+// not a file refused.
 #include "test_helpers.hpp"
 
 #include "fs/path_walk.hpp"
@@ -43,21 +42,6 @@ ino_t inode_of(const fs::path& p) {
     return st.st_ino;
 }
 
-// A delta of literal data only, without trailer: it applies to any file.
-test::bytes literal_delta(const test::bytes& data) {
-    test::bytes d = {0x72, 0x73, 0x02, 0x36, 0x43};  // magic, LITERAL with a 4-byte length
-    for (int shift = 24; shift >= 0; shift -= 8) d.push_back(static_cast<std::uint8_t>(data.size() >> shift));
-    d.insert(d.end(), data.begin(), data.end());
-    d.push_back(0);  // END
-    return d;
-}
-
-delta_opener opener_of(const test::bytes& delta) {
-    return [&delta]() -> result<std::unique_ptr<byte_source>> {
-        return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta, "delta"));
-    };
-}
-
 }  // namespace
 
 TEST_CASE("open_walked: the file a name leads to, through symlinks, '..' and relative names, with its folder") {
@@ -97,84 +81,4 @@ TEST_CASE("open_walked: missing names, folders, loops fail naming the file") {
         CHECK(f.err().code == errc::io_error);
         CHECK(f.err().message.find(name.string()) == 0);
     }
-}
-
-TEST_CASE("in_place_fd: the journal is found through the folder it was opened in, not by name") {
-    temp_dir dir;
-    fs::create_directory(dir.path / "first");
-    const auto img = dir.path / "first" / "img";
-    write_file(img, test::random_bytes(5000, 2));
-    auto image = in_place_fd::open(img.string());
-    REQUIRE(image);
-    // The folder is renamed and its name taken by another folder meanwhile.
-    fs::rename(dir.path / "first", dir.path / "moved");
-    fs::create_directory(dir.path / "first");
-    auto journal = open_journal_file(*image);
-    REQUIRE(journal);
-    REQUIRE((*journal)->create());
-    CHECK(fs::exists(dir.path / "moved" / ".img.rdelta-journal"));
-    CHECK(!fs::exists(dir.path / "first" / ".img.rdelta-journal"));
-    REQUIRE((*journal)->remove());
-    CHECK(!fs::exists(dir.path / "moved" / ".img.rdelta-journal"));
-}
-
-TEST_CASE("in place: a delta without trailer is remembered and refused on the unchanged file" *
-          doctest::skip(!rdelta::test::temp_has_user_attributes())) {
-    temp_dir dir;
-    const auto img = dir.path / "img";
-    write_file(img, test::random_bytes(9000, 3));
-    const auto next = test::random_bytes(7000, 4);
-    const auto delta = literal_delta(next);
-    in_place_options o;
-    auto image = in_place_fd::open(img.string());
-    REQUIRE(image);
-    REQUIRE(image->can_remember_applied());
-    REQUIRE(patch_in_place(opener_of(delta), *image, o));
-    const auto last = image->last_applied();
-    REQUIRE(last);
-    CHECK(last->size == next.size());
-    auto again = in_place_fd::open(img.string());
-    REQUIRE(again);
-    auto refused = patch_in_place(opener_of(delta), *again, o);
-    REQUIRE(!refused);
-    CHECK(refused.err().code == errc::corrupt);
-    CHECK(refused.err().message.find("already applied") != std::string::npos);
-    // Another delta applies; once the file changed, the first one applies again.
-    CHECK(patch_in_place(opener_of(literal_delta(test::random_bytes(100, 5))), *again, o));
-    CHECK(patch_in_place(opener_of(delta), *again, o));
-    // A write by anyone else makes the record stale too.
-    { std::ofstream(img, std::ios::binary | std::ios::in | std::ios::out).write("x", 1); }
-    auto changed = in_place_fd::open(img.string());
-    REQUIRE(changed);
-    CHECK(!changed->last_applied());
-}
-
-TEST_CASE("in place: a delta without trailer is refused where the file cannot remember it, unless allowed") {
-    struct forgetful final : in_place_file {
-        test::bytes b = test::random_bytes(1000, 6);
-        std::uint64_t size() const override { return b.size(); }
-        result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-            const auto n = pos >= b.size() ? 0 : std::min<std::size_t>(out.size(), b.size() - pos);
-            std::copy_n(b.begin() + static_cast<std::ptrdiff_t>(pos), n, out.begin());
-            return n;
-        }
-        result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) override {
-            if (pos + bytes.size() > b.size()) b.resize(pos + bytes.size());
-            std::copy(bytes.begin(), bytes.end(), b.begin() + static_cast<std::ptrdiff_t>(pos));
-            return {};
-        }
-        result<void> resize(std::uint64_t n) override {
-            b.resize(n);
-            return {};
-        }
-    } file;
-    const auto next = test::random_bytes(500, 7);
-    in_place_options o;
-    auto refused = patch_in_place(opener_of(literal_delta(next)), file, o);
-    REQUIRE(!refused);
-    CHECK(refused.err().code == errc::io_error);
-    CHECK(file.b == test::random_bytes(1000, 6));
-    o.allow_unrecorded = true;
-    REQUIRE(patch_in_place(opener_of(literal_delta(next)), file, o));
-    CHECK(file.b == next);
 }
