@@ -23,6 +23,8 @@ import shutil
 import stat
 import subprocess
 import sys
+
+import as_user
 import tempfile
 
 import tally
@@ -34,21 +36,8 @@ skipped = []
 
 
 def as_nobody(fn):
-    """Run fn() in a child as nobody; True when it succeeded."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgroups([])
-            os.setgid(NOGROUP)
-            os.setuid(NOBODY)
-            os.umask(0o077)
-            fn()
-            os._exit(0)
-        except BaseException as e:  # noqa: BLE001 - report and leave the child
-            print("nobody's step failed:", e, file=sys.stderr)
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
+    """Run fn() in a child as nobody, with umask 077."""
+    return as_user.as_nobody(fn, 0o077)
 
 
 def beside(img, suffix):

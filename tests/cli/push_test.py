@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 
+from as_user import as_nobody
 from tally import check, summary
 
 MiB = 1 << 20
@@ -281,22 +282,6 @@ NOBODY, NOGROUP = 65534, 65534
 SYSCTLS = ("protected_symlinks", "protected_regular", "protected_fifos")
 
 
-def as_nobody(fn):
-    """Run fn() in a child as nobody; True when it succeeded."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgroups([])
-            os.setgid(NOGROUP)
-            os.setuid(NOBODY)
-            os.umask(0)
-            fn()
-            os._exit(0)
-        except BaseException as e:  # noqa: BLE001 - report and leave the child
-            print("nobody's step failed:", e, file=sys.stderr)
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
 
 
 def set_sysctls(value):

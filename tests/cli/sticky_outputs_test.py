@@ -19,6 +19,7 @@ import sys
 import tempfile
 
 import tally
+from as_user import as_nobody
 from tally import check, summary
 
 NOBODY, NOGROUP = 65534, 65534
@@ -37,22 +38,6 @@ def write(path, data, mode=0o644):
     os.chmod(path, mode)
 
 
-def as_nobody(fn):
-    """Run fn() in a child as nobody (a planted name); True when it succeeded."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgroups([])
-            os.setgid(NOGROUP)
-            os.setuid(NOBODY)
-            os.umask(0)
-            fn()
-            os._exit(0)
-        except BaseException as e:  # noqa: BLE001 - report and leave the child
-            print("nobody's step failed:", e, file=sys.stderr)
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
 
 
 def sysctl_get(name):

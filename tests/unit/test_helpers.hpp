@@ -6,11 +6,25 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace rdelta::test {
+
+/// A fresh folder under the temporary folder, removed with all it holds.
+struct temp_dir {
+    std::filesystem::path path;
+    temp_dir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "rdelta-test-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot make a temporary folder");
+        path = pattern;
+    }
+    ~temp_dir() { std::filesystem::remove_all(path); }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+};
 
 /// Whether files in the temporary folder take user extended attributes: the cases
 /// that need them are skipped (doctest::skip) where they cannot run, not passed.

@@ -21,15 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string pattern = (fs::temp_directory_path() / "rdelta-walk-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~temp_dir() { fs::remove_all(path); }
-};
+using rdelta::test::temp_dir;
 
 void write_file(const fs::path& path, const test::bytes& data) {
     std::ofstream(path, std::ios::binary)

@@ -20,15 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string pattern = (fs::temp_directory_path() / "rdelta-marker-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~temp_dir() { fs::remove_all(path); }
-};
+using rdelta::test::temp_dir;
 
 struct open_file {
     int fd = -1;

@@ -22,15 +22,7 @@ namespace {
 
 constexpr std::size_t mib = std::size_t{1} << 20;
 
-struct temp_dir {
-    std::filesystem::path path;
-    temp_dir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "rdelta-shrink-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~temp_dir() { std::filesystem::remove_all(path); }
-};
+using rdelta::test::temp_dir;
 
 // 1 MiB of data, a 1 MiB hole, 2 MiB of data. Shrunk to 1 MiB after it was
 // opened, its last 2 MiB are gone: they must not read as zeros.

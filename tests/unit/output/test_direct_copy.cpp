@@ -158,15 +158,7 @@ TEST_CASE("copy_direct keeps the errors: a COPY past the basis end, the output l
 
 namespace {
 
-struct temp_dir {
-    std::filesystem::path path;
-    temp_dir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "rdelta-direct-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~temp_dir() { std::filesystem::remove_all(path); }
-};
+using rdelta::test::temp_dir;
 
 void write_at(int fd, const test::bytes& data, off_t at) {
     REQUIRE(::pwrite(fd, data.data(), data.size(), at) == static_cast<ssize_t>(data.size()));
