@@ -26,6 +26,7 @@
 //     in batches, as the search does against signatures of huge files.
 #include "delta_checker.hpp"
 #include "match/index_access.hpp"
+#include "test_hooks_on.hpp"
 
 #include "core/output_queue.hpp"
 #include "core/parallel.hpp"
@@ -111,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // A quarter of the inputs batch candidate windows as a huge signature's search
     // does (only a basis of gigabytes has weak hits that miss in random data); the
     // draw reads no byte, so the corpus's inputs keep their meaning.
-    rdelta::detail::test_hooks::gather_requested = one_in(data, size, 4, 0x6761);
+    rdelta::detail::test_hooks::request_gather(one_in(data, size, 4, 0x6761));
     static constexpr magic formats[] = {magic::md4_sig, magic::blake2_sig, magic::rk_md4_sig, magic::rk_blake2_sig};
     static constexpr std::uint32_t larger_blocks[] = {65, 128, 255, 256, 1000, 2048, 4096, 65536};
     static constexpr std::uint32_t large_mode_blocks[] = {16, 64, 256, 700, 2048};

@@ -1,6 +1,7 @@
 // in_place_command.cpp - the crash-safe in-place commands of the CLI.
 #include "in_place_command.hpp"
 
+#include "core/test_hooks.hpp"
 #include "delta_passes.hpp"
 #include "exit_codes.hpp"
 #include "history_command.hpp"
@@ -15,9 +16,7 @@
 #include <sys/resource.h>
 #include <chrono>
 #include <cinttypes>
-#include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <memory>
 
@@ -113,24 +112,9 @@ int in_place_patch(const request& req, const invocation& inv, const std::functio
                 std::make_unique<progress_meter>(show, "patch --in-place (image)", static_cast<std::int64_t>(total));
         meter->update(static_cast<std::int64_t>(done));
     };
-#ifdef RDELTA_TESTING
-    // Test hooks (tests/cli/in_place_crash_test.py): small journal batches, so a
-    // crash can land between many of them, and a SIGKILL right after batch N.
-    if (const char* b = std::getenv("RDELTA_INPLACE_BATCH_BYTES")) options.batch_bytes = std::strtoull(b, nullptr, 10);
-    if (const char* k = std::getenv("RDELTA_TEST_KILL_AFTER_BATCH")) {
-        const std::uint64_t n = std::strtoull(k, nullptr, 10);
-        options.after_batch = [n](std::uint64_t batch) {
-            if (batch == n) std::raise(SIGKILL);
-        };
-    }
-    // Stopped after batch N (SIGSTOP) until continued: the journal can be moved meanwhile.
-    if (const char* k = std::getenv("RDELTA_TEST_STOP_AFTER_BATCH")) {
-        const std::uint64_t n = std::strtoull(k, nullptr, 10);
-        options.after_batch = [n](std::uint64_t batch) {
-            if (batch == n) std::raise(SIGSTOP);
-        };
-    }
-#endif
+    // rdelta-test's batches: small ones, so that a crash can land between many of
+    // them, and a SIGKILL or SIGSTOP right after one (core/test_hooks.hpp).
+    detail::test_hooks::steer_in_place(options.batch_bytes, options.after_batch);
     {
         auto probe = (*opener)();  // the name errors give the delta
         if (!probe) return report(inv, probe.err());

@@ -1,60 +1,47 @@
-// test_hooks.hpp - what tests watch and steer inside the library: counters that
-// prove a path ran, and switches that send small inputs down paths meant for large
-// ones. Compiled only into test and fuzzing builds (meson defines RDELTA_TESTING
-// with -Dtests=true or a fuzzing engine); a build with -Dtests=false, as a package
-// makes, has neither the counters nor the environment variables.
+// test_hooks.hpp - the points where tests watch and steer the library and the
+// tool: events counted to prove that a path ran, a switch that sends small inputs
+// down a path meant for large ones, and the moments at which the crash tests stop
+// or kill the process.
+//
+// A link seam, not a build option: the library defines every hook to do nothing
+// (test_hooks_off.cpp), and only the test programs (the unit tests, the fuzz
+// targets and rdelta-test, the tool as the crash tests run it) link
+// tests/hooks/test_hooks_on.cpp, whose object comes before the library's archive
+// on their link line and so replaces the library's. The installed tool and
+// libraries count nothing for tests and read no test environment variable, in
+// every build.
 #pragma once
 
-#include <atomic>
+#include <cstddef>
 #include <cstdint>
-
-#ifdef RDELTA_TESTING
-#include <cstdlib>
-#endif
+#include <functional>
 
 namespace rdelta::detail::test_hooks {
 
-#ifdef RDELTA_TESTING
-inline constexpr bool compiled = true;
+/// What the library reports to the hooks (count()).
+enum class event : unsigned {
+    kept_bytes_repeated,       ///< a delta input began with the kept bytes passed again
+    parallel_scan,             ///< a scan really split into segments across threads
+    candidate_batch,           ///< candidate or tail windows hashed more than one at a time
+    periodic_windows_skipped,  ///< windows passed over as equal to earlier ones that missed
+};
+/// How many kinds of event there are.
+inline constexpr std::size_t event_kinds = static_cast<std::size_t>(event::periodic_windows_skipped) + 1;
 
-/// Delta inputs that began with the kept bytes passed again.
-inline std::atomic<std::uint64_t> kept_bytes_repeated{0};
-/// Scans really split into segments across threads.
-inline std::atomic<std::uint64_t> parallel_scans_run{0};
-/// hash_candidates() and tail_digest() calls that hashed more than one window.
-inline std::atomic<std::uint64_t> candidate_batches_run{0};
-/// Windows passed over as equal to earlier windows that missed (runs of one byte
-/// value, data of a short period).
-inline std::atomic<std::uint64_t> periodic_windows_skipped{0};
-/// Set by the fuzzers for some inputs: batch candidate windows whatever the
-/// signature's size, as RDELTA_GATHER=1 does for a whole process.
-inline std::atomic<bool> gather_requested{false};
+/// Count `n` of `what` (nothing outside test programs).
+void count(event what, std::uint64_t n) noexcept;
 
-inline void count(std::atomic<std::uint64_t>& counter, std::uint64_t n = 1) noexcept {
-    counter.fetch_add(n, std::memory_order_relaxed);
-}
+/// Whether delta scans batch their candidate windows whatever the signature's size
+/// (always false outside test programs): small test signatures reach the path of
+/// multi-GiB ones. It changes speed, never output.
+bool gather_forced() noexcept;
 
-/// RDELTA_GATHER=1, or gather_requested: small test signatures reach the batched
-/// candidate path (it changes speed, never output).
-inline bool gather_forced() noexcept {
-    static const bool from_env = [] {
-        const char* v = std::getenv("RDELTA_GATHER");
-        return v != nullptr && v[0] == '1';
-    }();
-    return from_env || gather_requested.load(std::memory_order_relaxed);
-}
-#else
-inline constexpr bool compiled = false;
-inline bool gather_forced() noexcept {
-    return false;
-}
-#endif
+/// A change to a history folder was made (a staging file synced, a file renamed or
+/// moved in, a point deleted) or is about to be (a committed journal moved in).
+void history_step() noexcept;
+
+/// The journal batches of `patch --in-place` (the tool's in_place_options): left
+/// as they are outside test programs.
+void steer_in_place(std::uint64_t& batch_bytes, std::function<void(std::uint64_t)>& after_batch);
 
 }  // namespace rdelta::detail::test_hooks
-
-/// Count an event for the tests (nothing outside test builds).
-#ifdef RDELTA_TESTING
-#define RDELTA_TEST_COUNT(counter, n) ::rdelta::detail::test_hooks::count(::rdelta::detail::test_hooks::counter, (n))
-#else
-#define RDELTA_TEST_COUNT(counter, n) ((void)0)
-#endif

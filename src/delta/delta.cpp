@@ -89,7 +89,7 @@ public:
             const std::size_t repeated = repeats_kept_ ? std::min(carry_.size(), io.avail_in) : 0;
             if (repeated > 0) {  // positions are relative to the kept bytes, now the input's start
                 carry_.clear();
-                RDELTA_TEST_COUNT(kept_bytes_repeated, 1);
+                detail::test_hooks::count(detail::test_hooks::event::kept_bytes_repeated, 1);
             }
             repeats_kept_ = false;
             if (checksum_) sum_.update(io.next_in + repeated, io.avail_in - repeated);

@@ -3,6 +3,7 @@
 #include "history_folder.hpp"
 
 #include "core/posix_io.hpp"
+#include "core/test_hooks.hpp"
 #include "fs/path_walk.hpp"
 #include "image/in_place_fd_state.hpp"
 
@@ -15,9 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
-#include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -29,22 +28,6 @@ namespace {
 
 constexpr const char* point_prefix = "point-";
 constexpr std::size_t seq_digits = 10;
-
-// Test hook (tests/cli/history_crash_test.py): RDELTA_TEST_KILL_AT_HISTORY_STEP=N
-// sends SIGKILL right after the Nth change to the history folder (a staging file
-// synced, a file renamed or moved in, a point deleted; and just before a committed
-// journal is moved in), so every crash point of a
-// prune, a kept patch or a recovery can be reached.
-void history_step() {
-#ifdef RDELTA_TESTING
-    static const long kill_at = [] {
-        const char* v = std::getenv("RDELTA_TEST_KILL_AT_HISTORY_STEP");
-        return v ? std::strtol(v, nullptr, 10) : 0L;
-    }();
-    static long steps = 0;
-    if (kill_at > 0 && ++steps == kill_at) std::raise(SIGKILL);
-#endif
-}
 
 error io_failed(const std::string& path, const char* what, int err) {
     return fail(errc::io_error, path + ": " + what + ": " + std::strerror(err));
@@ -232,20 +215,20 @@ result<void> history_folder::replace_point(std::uint64_t seq, const std::functio
         (void)::unlinkat(fd_, staging.c_str(), 0);
         return done;
     }
-    history_step();
+    test_hooks::history_step();
     if (::renameat(fd_, staging.c_str(), fd_, file_name(seq).c_str()) != 0) {
         const int err = errno;
         (void)::unlinkat(fd_, staging.c_str(), 0);
         return io_failed(path_of(file_name(seq)), "cannot put the new point in place", err);
     }
-    history_step();
+    test_hooks::history_step();
     return sync();
 }
 
 result<void> history_folder::remove_point(std::uint64_t seq) {
     if (::unlinkat(fd_, file_name(seq).c_str(), 0) != 0 && errno != ENOENT)
         return io_failed(path_of(file_name(seq)), "cannot delete the restore point", errno);
-    history_step();
+    test_hooks::history_step();
     return {};
 }
 
@@ -254,7 +237,7 @@ result<history_point> history_folder::adopt(journal_storage& journal) {
     if (!seqs) return std::move(seqs).err();
     const std::uint64_t seq = seqs->empty() ? 1 : seqs->front() + 1;
     const std::string name = file_name(seq);
-    history_step();
+    test_hooks::history_step();
     auto moved = journal.move_to(fd_, name);
     if (!moved) return std::move(moved).err();
     if (!*moved) {
@@ -274,7 +257,7 @@ result<history_point> history_folder::adopt(journal_storage& journal) {
     } else if (auto s = sync(); !s) {
         return std::move(s).err();
     }
-    history_step();
+    test_hooks::history_step();
     auto file = open_point(seq);
     if (!file) return std::move(file).err();
     auto p = read_point(std::move(*file));

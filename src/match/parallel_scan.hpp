@@ -44,7 +44,7 @@ void scan_parallel(matcher<Kind>& real, const block_index& index, std::size_t bl
     // delta into a file on two cores slower in two of three alternating series
     // (bench/README.md, "Measurements behind design choices").
     const std::size_t segments = threads;
-    RDELTA_TEST_COUNT(parallel_scans_run, 1);
+    test_hooks::count(test_hooks::event::parallel_scan, 1);
     const std::size_t seg_len = (stop - from) / segments;
     auto boundary = [&](std::size_t k) { return k >= segments ? stop : from + k * seg_len; };
 

@@ -78,7 +78,7 @@ public:
                 // Counted as the per-window scan would: each is a search and a weak hit.
                 stats_.searches += static_cast<std::int64_t>(last - p);
                 stats_.weak_hits += static_cast<std::int64_t>(last - p);
-                RDELTA_TEST_COUNT(periodic_windows_skipped, last - p);
+                test_hooks::count(test_hooks::event::periodic_windows_skipped, last - p);
                 // Window last equals window p when a whole number of periods lies between.
                 if ((last - p) % streak_shift_ != 0) weak_.init(d + last, bl);
                 weak_.rotate(d[last], d[last + bl]);
@@ -339,7 +339,7 @@ private:
         }
         strong_sum_gather(strong_, candidate_at_, bl, n, candidate_digest_);
         count_strong(n, n * bl);
-        if (n > 1) RDELTA_TEST_COUNT(candidate_batches_run, 1);
+        if (n > 1) test_hooks::count(test_hooks::event::candidate_batch, 1);
         candidates_ = n;
         return candidate_digest_;
     }
@@ -366,7 +366,7 @@ private:
         }
         strong_sum_gather_var(strong_, tail_at_, tail_len_, n, tail_digest_);
         count_strong(n, bytes);
-        if (n > 1) RDELTA_TEST_COUNT(candidate_batches_run, 1);
+        if (n > 1) test_hooks::count(test_hooks::event::candidate_batch, 1);
         tail_candidates_ = n;
         return tail_digest_;
     }

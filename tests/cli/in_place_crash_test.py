@@ -2,9 +2,10 @@
 """Crash injection for `rdelta patch --in-place` (issue 10): after SIGKILL at a random
 moment, a disk-full error, or a damaged journal, the image is exactly the old image
 or exactly the new one: the same bytes and the same allocated extents (SEEK_DATA /
-SEEK_HOLE map). Needs only rdelta (not Debian's rdiff).
+SEEK_HOLE map). Needs only rdelta (not Debian's rdiff), and rdelta-test for the
+runs that set small journal batches or a kill after one (hook_env.py).
 
-  in_place_crash_test.py --rdelta PATH [--runs N] [--seed S]
+  in_place_crash_test.py --rdelta PATH --rdelta-test PATH [--runs N] [--seed S]
 
 --runs (or RDELTA_CRASH_RUNS) is the number of SIGKILL runs, spread over the
 scenarios (default 60; a longer mode is simply a larger number). The ENOSPC case
@@ -22,6 +23,7 @@ import sys
 import tempfile
 import time
 
+from hook_env import tool_for
 from update_note import attributes_here, marker
 from tally import check, summary
 
@@ -125,16 +127,18 @@ def scenarios(work, rng):
 
 
 class Tool:
-    def __init__(self, rdelta, env):
-        self.rdelta, self.env = rdelta, env
+    def __init__(self, rdelta, rdelta_test, env):
+        self.rdelta, self.rdelta_test, self.env = rdelta, rdelta_test, env
 
     def run(self, *args, env=None, **kw):
         e = dict(self.env, **(env or {}))
-        return subprocess.run([self.rdelta, *args], capture_output=True, text=True, env=e, **kw)
+        return subprocess.run([tool_for(env, self.rdelta, self.rdelta_test), *args], capture_output=True, text=True,
+                              env=e, **kw)
 
     def popen(self, *args, env=None):
         e = dict(self.env, **(env or {}))
-        return subprocess.Popen([self.rdelta, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=e)
+        return subprocess.Popen([tool_for(env, self.rdelta, self.rdelta_test), *args], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, env=e)
 
 
 def journal_of(image):
@@ -570,8 +574,8 @@ def enospc(tool, work, rng, rdelta, inner):
         if os.geteuid() != 0 or not shutil.which("unshare"):
             print("SKIP: ENOSPC case needs root (mount -t tmpfs in unshare -m)", flush=True)
             return
-        r = subprocess.run(["unshare", "-m", sys.executable, __file__, "--rdelta", rdelta, "--enospc-inner", work],
-                           capture_output=True, text=True)
+        r = subprocess.run(["unshare", "-m", sys.executable, __file__, "--rdelta", rdelta, "--rdelta-test",
+                            tool.rdelta_test, "--enospc-inner", work], capture_output=True, text=True)
         sys.stdout.write(r.stdout)
         if "SKIP" in r.stdout:
             return
@@ -625,6 +629,7 @@ def enospc(tool, work, rng, rdelta, inner):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
+    ap.add_argument("--rdelta-test", help="the build with the test hooks (required but with --peak)")
     ap.add_argument("--runs", type=int, default=int(os.environ.get("RDELTA_CRASH_RUNS", "60")))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("RDELTA_CRASH_SEED", str(int(time.time())))))
     ap.add_argument("--enospc-inner")
@@ -633,8 +638,10 @@ def main():
     if a.peak:
         peak_child(a.rdelta, a.peak)
         return
+    if not a.rdelta_test:
+        ap.error("--rdelta-test is required")
     rdelta = os.path.abspath(a.rdelta)
-    tool = Tool(rdelta, {k: v for k, v in os.environ.items() if not k.startswith("RDELTA_")})
+    tool = Tool(rdelta, os.path.abspath(a.rdelta_test), {k: v for k, v in os.environ.items() if not k.startswith("RDELTA_")})
     rng = random.Random(a.seed)
     if a.enospc_inner:
         enospc(tool, a.enospc_inner, rng, rdelta, True)

@@ -71,8 +71,9 @@ def note_of(path):
 
 
 class Tool:
-    def __init__(self, rdelta):
-        self.rdelta = rdelta
+    def __init__(self, rdelta, rdelta_test=None):
+        # rdelta-test: the build that obeys the test hooks' variables (hook_env.py).
+        self.rdelta, self.rdelta_test = rdelta, rdelta_test
 
     def run(self, *args, user=None, limit_kib=None, timeout=120):
         def preexec():

@@ -10,7 +10,8 @@ signature in a shared folder (root pushing, nobody planting, fs.protected_* at 0
 and 1): planted symlinks, FIFOs and lock files refused, never followed or waited
 on; a folder others could swap names in refused; a garbage store dropped and
 resynced once.
-Usage: push_test.py --rdelta PATH. Skips (77) when sshd is not installed."""
+Usage: push_test.py --rdelta PATH --rdelta-test PATH (the build with the test hooks:
+the remote patch killed after a journal batch). Skips (77) when sshd is not installed."""
 import argparse
 import json
 import os
@@ -131,7 +132,7 @@ def kept_signature_is_images(rdelta, store, image):
     return content(store) == want
 
 
-def scenarios(rdelta, work, ssh, direct):
+def scenarios(rdelta, rdelta_test, work, ssh, direct):
     rng = random.Random(7)
     image, remote_dir = os.path.join(work, "disk.img"), os.path.join(work, "remote dir")
     os.mkdir(remote_dir)
@@ -204,11 +205,11 @@ def scenarios(rdelta, work, ssh, direct):
           f"push says why it fetches, not the remote's refusal ({r.stderr!r})")
     check(kept_signature_is_images(rdelta, store, image), "the kept signature is the image's again")
 
-    # The remote patch killed between two journal batches: the next push's patch rolls
-    # it back and applies.
+    # The remote patch (rdelta-test, which obeys the hooks) killed between two journal
+    # batches: the next push's patch rolls it back and applies.
     killer = os.path.join(work, "rdelta-killed")
     with open(killer, "w") as f:
-        f.write(f"#!/bin/sh\nRDELTA_INPLACE_BATCH_BYTES=65536 RDELTA_TEST_KILL_AFTER_BATCH=2 exec '{rdelta}' \"$@\"\n")
+        f.write(f"#!/bin/sh\nRDELTA_INPLACE_BATCH_BYTES=65536 RDELTA_TEST_KILL_AFTER_BATCH=2 exec '{rdelta_test}' \"$@\"\n")
     os.chmod(killer, 0o755)
     old, new = content(image), edit(image, rng, 200)
     r, s = p.run(image, dest, remote=killer)
@@ -429,14 +430,16 @@ def errors(rdelta, work, ssh, direct):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rdelta", required=True)
-    rdelta = os.path.abspath(parser.parse_args().rdelta)
+    parser.add_argument("--rdelta-test", required=True)
+    args = parser.parse_args()
+    rdelta, rdelta_test = os.path.abspath(args.rdelta), os.path.abspath(args.rdelta_test)
     if not os.path.exists(SSHD):
         print("sshd is not installed (.ci/install-deps installs openssh-server): skipped")
         return 77
     with tempfile.TemporaryDirectory() as work:
         sshd, direct, ssh = start_sshd(work)
         try:
-            scenarios(rdelta, work, ssh, direct)
+            scenarios(rdelta, rdelta_test, work, ssh, direct)
             sparse_image(rdelta, work, ssh)
             shared_store(rdelta, work, ssh)
             errors(rdelta, work, ssh, direct)

@@ -30,10 +30,12 @@ def stopped(pid, timeout=60):
 
 
 def patch_while_moved(tool, img, delta, move):
-    """`patch --in-place IMAGE DELTA`, stopped after its second journal batch while
-    move() runs: the CompletedProcess-like (returncode, stderr)."""
+    """`patch --in-place IMAGE DELTA` (by rdelta-test, which obeys the hooks), stopped
+    after its second journal batch while move() runs: the CompletedProcess-like
+    (returncode, stderr)."""
     env = dict(os.environ, RDELTA_INPLACE_BATCH_BYTES="4096", RDELTA_TEST_STOP_AFTER_BATCH="2")
-    p = subprocess.Popen([tool.rdelta, "patch", "--in-place", img, delta], env=env, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([tool.rdelta_test, "patch", "--in-place", img, delta], env=env, stderr=subprocess.PIPE,
+                         text=True)
     try:
         if not check(stopped(p.pid), "the patch stops after batch 2 (test hook)"):
             p.kill()

@@ -5,7 +5,8 @@ forged journals and staging files, a name swapped for a symlink while root works
 running out of memory in the middle of a patch, a delta without checksum trailer
 applied twice, and what a full disk or a kill leaves behind; journals of an
 earlier update put back, and damaged journal headers (stale_journals.py).
-Usage: trust_test.py --rdelta PATH. Prints 'N passed, M failed'."""
+Usage: trust_test.py --rdelta PATH --rdelta-test PATH (the build with the test
+hooks, for a patch stopped after a journal batch). Prints 'N passed, M failed'."""
 import argparse
 import ctypes
 import os
@@ -308,9 +309,10 @@ def record_past_end(tool, work, rng):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
+    ap.add_argument("--rdelta-test", required=True)
     args = ap.parse_args()
     rdelta = os.path.abspath(args.rdelta)
-    tool = Tool(rdelta)
+    tool = Tool(rdelta, os.path.abspath(args.rdelta_test))
     rng = random.Random(36)
     with tempfile.TemporaryDirectory(prefix="rdelta-trust-") as work:
         os.chmod(work, 0o755)

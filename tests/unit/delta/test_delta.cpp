@@ -1,8 +1,8 @@
 // test_delta.cpp - delta generation: reference examples, matching rules, chunking.
 #include "test_helpers.hpp"
 
-#include "core/test_hooks.hpp"
 #include "match/parallel_scan.hpp"
+#include "test_hooks_on.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>
@@ -12,6 +12,7 @@
 #include <vector>
 
 using namespace rdelta;
+namespace hooks = rdelta::detail::test_hooks;  // events counted (tests/hooks)
 
 namespace {
 // The expected bytes below are rdiff's: no checksum trailer after END.
@@ -162,11 +163,11 @@ TEST_CASE("small pushes are gathered and scanned together, on all threads, with 
             for (const auto& schedule : schedules) {
                 CAPTURE(threads);
                 CAPTURE(schedule.front());
-                const auto runs_before = detail::test_hooks::parallel_scans_run.load();
+                const auto runs_before = hooks::counted(hooks::event::parallel_scan);
                 CHECK(run_delta_job(sig, next, threads, schedule) == *whole);
                 // Pieces of 1500 bytes could never be split among threads unless gathered.
                 if (threads > 1 && schedule.size() == 1 && schedule.front() == 1500)
-                    CHECK(detail::test_hooks::parallel_scans_run.load() > runs_before);
+                    CHECK(hooks::counted(hooks::event::parallel_scan) > runs_before);
             }
         }
     }
@@ -229,11 +230,11 @@ TEST_CASE("parallel scanning gives the sequential delta") {
             REQUIRE(sequential.ok());
             for (unsigned threads : {2u, 3u, 4u}) {
                 CAPTURE(threads);
-                const auto runs_before = detail::test_hooks::parallel_scans_run.load();
+                const auto runs_before = hooks::counted(hooks::event::parallel_scan);
                 auto parallel = make_delta(sig, next, 0, delta_options{{threads}});
                 REQUIRE(parallel.ok());
                 CHECK(*parallel == *sequential);
-                CHECK(detail::test_hooks::parallel_scans_run.load() > runs_before);  // the parallel path really ran
+                CHECK(hooks::counted(hooks::event::parallel_scan) > runs_before);  // the parallel path really ran
             }
         }
     }
@@ -382,11 +383,11 @@ TEST_CASE("weak hits that miss are hashed in batches from further ahead, with th
         REQUIRE(want.ok());
         for (unsigned threads : {1u, 2u}) {
             CAPTURE(threads);
-            const auto batches_before = detail::test_hooks::candidate_batches_run.load();
+            const auto batches_before = hooks::counted(hooks::event::candidate_batch);
             auto got = make_delta(*crafted_sig, next, 0, delta_options{{threads}});
             REQUIRE(got.ok());
             CHECK(*got == *want);
-            CHECK(detail::test_hooks::candidate_batches_run.load() > batches_before);
+            CHECK(hooks::counted(hooks::event::candidate_batch) > batches_before);
         }
         auto rebuilt = apply_patch(basis, *want);
         REQUIRE(rebuilt.ok());
@@ -427,12 +428,12 @@ TEST_CASE("tail windows with weak hits are hashed in batches of different length
         want.insert(want.end(), copy.begin(), copy.end());
         for (unsigned threads : {1u, 2u}) {
             CAPTURE(threads);
-            const auto batches_before = detail::test_hooks::candidate_batches_run.load();
+            const auto batches_before = hooks::counted(hooks::event::candidate_batch);
             auto got = make_delta(sig, next, 0, delta_options{{threads}, false});
             REQUIRE(got.ok());
             CHECK(test::to_hex(*got) == test::to_hex(want));
             // MD4 tail windows are hashed one at a time (no multi-length MD4 kernel).
-            CHECK((detail::test_hooks::candidate_batches_run.load() > batches_before) == (strong_len == 32));
+            CHECK((hooks::counted(hooks::event::candidate_batch) > batches_before) == (strong_len == 32));
         }
     }
 }
@@ -497,11 +498,11 @@ TEST_CASE("windows equal to earlier windows that missed are passed over, with th
             REQUIRE(want.ok());
             for (unsigned threads : {1u, 2u}) {
                 CAPTURE(threads);
-                const auto skipped_before = detail::test_hooks::periodic_windows_skipped.load();
+                const auto skipped_before = hooks::counted(hooks::event::periodic_windows_skipped);
                 auto got = make_delta(crafted, next, 0, delta_options{{threads}, false, in_place_safe});
                 REQUIRE(got.ok());
                 CHECK(*got == *want);
-                CHECK(detail::test_hooks::periodic_windows_skipped.load() - skipped_before > 1000000);
+                CHECK(hooks::counted(hooks::event::periodic_windows_skipped) - skipped_before > 1000000);
             }
             auto rebuilt = apply_patch(basis, *want);
             REQUIRE(rebuilt.ok());

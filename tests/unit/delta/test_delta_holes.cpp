@@ -1,8 +1,8 @@
 // test_delta_holes.cpp - runs of zeros passed to the delta job without being
 // scanned, and deltas of sparse files, give exactly the scanned delta.
-#include "core/test_hooks.hpp"
 #include "delta/delta_job.hpp"
 #include "test_helpers.hpp"
+#include "test_hooks_on.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/patch.hpp>
@@ -13,6 +13,7 @@
 #include <utility>
 
 using namespace rdelta;
+namespace hooks = rdelta::detail::test_hooks;  // events counted (tests/hooks)
 
 namespace {
 
@@ -298,14 +299,14 @@ TEST_CASE("make_delta_from passes the bytes not yet encoded again before each ch
             REQUIRE(scanned.ok());
             sparse_memory_file file(next, holes);
             test::bytes out;
-            const auto before = detail::test_hooks::kept_bytes_repeated.load();
+            const auto before = hooks::counted(hooks::event::kept_bytes_repeated);
             auto made =
                 make_delta_from(file, next.size(), sig, options, [&](std::span<const std::uint8_t> b) -> result<void> {
                     out.insert(out.end(), b.begin(), b.end());
                     return {};
                 });
             REQUIRE(made.ok());
-            CHECK(detail::test_hooks::kept_bytes_repeated.load() > before);
+            CHECK(hooks::counted(hooks::event::kept_bytes_repeated) > before);
             CHECK(out == *scanned);
             CHECK(made->in_bytes == static_cast<std::int64_t>(next.size()));
             CHECK(patched(basis, out) == next);
