@@ -9,7 +9,7 @@
 // tests/hooks/test_hooks_on.cpp, whose object comes before the library's archive
 // on their link line and so replaces the library's. The installed tool and
 // libraries count nothing for tests and read no test environment variable, in
-// every build.
+// every build (tests/package/no_test_hooks_check.py).
 #pragma once
 
 #include <cstddef>
