@@ -1,6 +1,8 @@
 // delta_passes.cpp - reopening (or spooling) a delta for each in-place pass.
 #include "delta_passes.hpp"
 
+#include "core/posix_io.hpp"
+
 #include <rdelta/compression.hpp>
 #include <rdelta/file.hpp>
 
@@ -17,24 +19,20 @@ namespace {
 // A spooled copy read from its start; shares the spool's descriptor.
 class spool_reader final : public byte_source {
 public:
-    spool_reader(std::shared_ptr<int> fd, std::string name) : fd_(std::move(fd)), name_(std::move(name)) {}
+    spool_reader(std::shared_ptr<const posix_io::unique_fd> fd, std::string name)
+        : fd_(std::move(fd)), name_(std::move(name)) {}
     result<std::size_t> read_full(std::span<std::uint8_t> out) override {
-        std::size_t got = 0;
-        while (got < out.size()) {
-            const ssize_t r = ::pread(*fd_, out.data() + got, out.size() - got, static_cast<off_t>(pos_));
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0)
-                return fail(errc::io_error, name_ + ": reading its temporary copy failed: " + std::strerror(errno));
-            if (r == 0) break;
-            got += static_cast<std::size_t>(r), pos_ += static_cast<std::uint64_t>(r);
-        }
-        return got;
+        const ssize_t got = posix_io::pread_full(fd_->get(), out.data(), out.size(), pos_);
+        if (got < 0)
+            return fail(errc::io_error, name_ + ": reading its temporary copy failed: " + std::strerror(errno));
+        pos_ += static_cast<std::uint64_t>(got);
+        return static_cast<std::size_t>(got);
     }
     std::optional<std::uint64_t> size() const noexcept override { return std::nullopt; }
     const std::string& name() const noexcept override { return name_; }
 
 private:
-    std::shared_ptr<int> fd_;
+    std::shared_ptr<const posix_io::unique_fd> fd_;
     std::string name_;
     std::uint64_t pos_ = 0;
 };
@@ -72,22 +70,13 @@ result<delta_opener> make_delta_opener(const std::string& path) {
     }
     auto spool = make_spool();
     if (!spool) return std::move(spool).err();
-    auto fd = std::shared_ptr<int>(new int(*spool), [](int* p) {
-        ::close(*p);
-        delete p;
-    });
+    const auto fd = std::make_shared<const posix_io::unique_fd>(*spool);
     std::vector<std::uint8_t> buf(std::size_t{1} << 20);
     for (;;) {
         auto got = first->read_full(buf);
         if (!got) return std::move(got).err();
-        for (std::size_t done = 0; done < *got;) {
-            const ssize_t w = ::write(*fd, buf.data() + done, *got - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0)
-                return fail(errc::io_error,
-                            first->name() + ": cannot copy it to a temporary file: " + std::strerror(errno));
-            done += static_cast<std::size_t>(w);
-        }
+        if (const int e = posix_io::write_all(fd->get(), buf.data(), *got))
+            return fail(errc::io_error, first->name() + ": cannot copy it to a temporary file: " + std::strerror(e));
         if (*got < buf.size()) break;
     }
     const std::string name = first->name();

@@ -13,7 +13,6 @@
 
 #include "delta_passes.hpp"
 #include "exit_codes.hpp"
-#include "fd_holder.hpp"
 #include "history_command.hpp"
 #include "push_io.hpp"
 #include "ssh_session.hpp"
@@ -94,22 +93,17 @@ class fd_source final : public byte_source {
 public:
     fd_source(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
     result<std::size_t> read_full(std::span<std::uint8_t> out) override {
-        std::size_t got = 0;
-        while (got < out.size()) {
-            const ssize_t n = ::pread(fd_, out.data() + got, out.size() - got, at_);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) return fail(errc::io_error, name_ + ": " + std::strerror(errno));
-            if (n == 0) break;
-            got += static_cast<std::size_t>(n), at_ += n;
-        }
-        return got;
+        const ssize_t got = posix_io::pread_full(fd_, out.data(), out.size(), at_);
+        if (got < 0) return fail(errc::io_error, name_ + ": " + std::strerror(errno));
+        at_ += static_cast<std::uint64_t>(got);
+        return static_cast<std::size_t>(got);
     }
     std::optional<std::uint64_t> size() const noexcept override { return std::nullopt; }
     const std::string& name() const noexcept override { return name_; }
 
 private:
     int fd_;
-    off_t at_ = 0;
+    std::uint64_t at_ = 0;
     std::string name_;
 };
 
@@ -181,7 +175,7 @@ std::string pull_run::remote_failure(const char* what, const child_status& s) co
 // One ssh session running `words` there, `in` and `out` its standard streams; its
 // stderr is shown (host first) when it fails, and then LOCAL was not touched.
 int pull_run::remote(const char* what, const std::vector<std::string>& words, int in, int out) {
-    fd_holder err = temp_file();
+    posix_io::unique_fd err = temp_file();
     if (err.get() < 0) return fail(std::string("temporary file: ") + std::strerror(errno));
     const pid_t ssh = spawn(ssh_argv(link_, words), {in, out, err.get()});
     if (ssh < 0) return fail("cannot start " + ssh_.front() + ": " + std::strerror(errno));
@@ -193,7 +187,7 @@ int pull_run::remote(const char* what, const std::vector<std::string>& words, in
 }
 
 int pull_run::ask_history() {
-    fd_holder out = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    posix_io::unique_fd out = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (out.get() < 0) return fail(std::string("temporary file: ") + std::strerror(errno));
     if (int rc = remote("rdelta history", {rdelta(), "history", "--json", "--", src_.path}, none.get(), out.get()))
         return rc;
@@ -215,8 +209,8 @@ int pull_run::ask_history() {
 int pull_run::local_signature(int sig_fd) {
     auto packed = compressing_writer::open(
         wire_compression(), "the signature sent", [&](std::span<const std::uint8_t> b) -> result<void> {
-            if (!write_all(sig_fd, b.data(), b.size()))
-                return rdelta::fail(errc::io_error, std::string("temporary file: ") + std::strerror(errno));
+            if (const int e = posix_io::write_all(sig_fd, b.data(), b.size()))
+                return rdelta::fail(errc::io_error, std::string("temporary file: ") + std::strerror(e));
             return {};
         });
     if (!packed) return fail(packed.err().message, exit_code(packed.err().code));
@@ -359,7 +353,7 @@ int pull_run::finish() const {
 
 int pull_run::run() {
     if (int rc = ask_history()) return rc;
-    fd_holder sig = temp_file(), delta = temp_file();
+    posix_io::unique_fd sig = temp_file(), delta = temp_file();
     if (sig.get() < 0 || delta.get() < 0) return fail(std::string("temporary file: ") + std::strerror(errno));
     if (int rc = local_signature(sig.get())) return rc;
     const char* what = point_ ? "rdelta restore --delta-against" : "rdelta delta";

@@ -13,7 +13,6 @@
 #include "push_command.hpp"
 
 #include "exit_codes.hpp"
-#include "fd_holder.hpp"
 #include "push_io.hpp"
 #include "push_store.hpp"
 #include "ssh_session.hpp"
@@ -42,6 +41,8 @@ namespace rdelta::cli {
 
 namespace {
 
+using posix_io::unique_fd;
+
 struct push_stats {
     std::uint64_t delta_bytes = 0;      ///< delta bytes written into ssh
     std::uint64_t signature_bytes = 0;  ///< signature bytes read from ssh
@@ -69,7 +70,7 @@ public:
 private:
     int fail(const std::string& message, int rc = exit_code(errc::io_error)) const;
     int open_store();
-    fd_holder open_kept(int& rc);
+    unique_fd open_kept(int& rc);
     int delta_failed(const child_status& delta) const;
     void warn_dropped(const std::string& why);
     std::vector<std::string> delta_argv() const;
@@ -80,9 +81,9 @@ private:
     session_result judge(const child_status& delta, const child_status& ssh, bool ssh_gone,
                          std::string remote_text) const;
     enum class fetched { ok, absent, failed };
-    fetched fetch(fd_holder& sig, int& rc, bool may_recover = true);
+    fetched fetch(unique_fd& sig, int& rc, bool may_recover = true);
     void recover_remote();
-    fd_holder empty_signature(int& rc) const;
+    unique_fd empty_signature(int& rc) const;
     int finish();
 
     const request& req_;
@@ -126,13 +127,13 @@ int push_run::open_store() {
 
 // The kept signature, or -1 when there is none or it is no signature: a garbage
 // store would otherwise fail every run, so it is dropped and the remote's fetched.
-fd_holder push_run::open_kept(int& rc) {
+unique_fd push_run::open_kept(int& rc) {
     auto kept = store_->open_kept();
-    if (!kept) return rc = fail(kept.err().message, exit_code(kept.err().code)), fd_holder();
-    if (kept->get() < 0) return fd_holder();
+    if (!kept) return rc = fail(kept.err().message, exit_code(kept.err().code)), unique_fd();
+    if (kept->get() < 0) return unique_fd();
     if (const auto why = push_store::not_a_signature(kept->get()); !why.empty()) {
         warn_dropped("not a signature (" + why + ")");
-        return fd_holder();
+        return unique_fd();
     }
     return std::move(*kept);
 }
@@ -197,10 +198,10 @@ std::vector<std::string> push_run::patch_words(bool new_file) const {
 session_result push_run::send(int basis_fd, bool new_file) {
     int delta_pipe[2], ssh_pipe[2];
     if (::pipe2(delta_pipe, O_CLOEXEC) != 0) return {fail(std::string("pipe: ") + std::strerror(errno))};
-    fd_holder delta_out(delta_pipe[0]), delta_in(delta_pipe[1]);
+    unique_fd delta_out(delta_pipe[0]), delta_in(delta_pipe[1]);
     if (::pipe2(ssh_pipe, O_CLOEXEC) != 0) return {fail(std::string("pipe: ") + std::strerror(errno))};
-    fd_holder ssh_out(ssh_pipe[0]), ssh_in(ssh_pipe[1]);
-    fd_holder remote_err = temp_file();
+    unique_fd ssh_out(ssh_pipe[0]), ssh_in(ssh_pipe[1]);
+    unique_fd remote_err = temp_file();
     auto next = store_->next();
     if (!next) return {fail(next.err().message, exit_code(next.err().code))};
     ::lseek(basis_fd, 0, SEEK_SET);
@@ -281,7 +282,7 @@ std::string push_run::remote_failure(const char* what, const child_status& s) co
 }
 
 // The remote image's signature, with the command line's -b, -S, -H and -R.
-push_run::fetched push_run::fetch(fd_holder& sig, int& rc, bool may_recover) {
+push_run::fetched push_run::fetch(unique_fd& sig, int& rc, bool may_recover) {
     std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "signature", "-q",
                                "--hash=" + req_.hash, "--rollsum=" + req_.rollsum};
     if (req_.block_size != 0) w.push_back("--block-size=" + std::to_string(req_.block_size));
@@ -291,7 +292,7 @@ push_run::fetched push_run::fetch(fd_holder& sig, int& rc, bool may_recover) {
     w.push_back(dest_.path);
     w.emplace_back("-");
     sig = temp_file();
-    fd_holder err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    unique_fd err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (sig.get() < 0 || err.get() < 0)
         return rc = fail(std::string("temporary file: ") + std::strerror(errno)), fetched::failed;
     const pid_t ssh = spawn(ssh_argv(link_, w), {none.get(), sig.get(), err.get()});
@@ -323,7 +324,7 @@ push_run::fetched push_run::fetch(fd_holder& sig, int& rc, bool may_recover) {
 void push_run::recover_remote() {
     const std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "recover", "--",
                                      dest_.path};
-    fd_holder err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    unique_fd err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     const pid_t ssh = spawn(ssh_argv(link_, w), {none.get(), -1, err.get()});
     if (ssh < 0) return;
     ++stats_.sessions;
@@ -334,21 +335,21 @@ void push_run::recover_remote() {
 // A signature with no blocks, with the parameters `rdelta signature IMAGE` would
 // choose: the first delta is all literals, and the signature it writes alongside
 // has the parameters the image's size calls for.
-fd_holder push_run::empty_signature(int& rc) const {
+unique_fd push_run::empty_signature(int& rc) const {
     sig_format format;
     format.strong = req_.hash == "md4" ? strong_kind::md4 : strong_kind::blake2;
     format.weak = req_.rollsum == "rollsum" ? weak_kind::rollsum : weak_kind::rabinkarp;
-    fd_holder image(::open(image_.c_str(), O_RDONLY | O_CLOEXEC));
+    unique_fd image(::open(image_.c_str(), O_RDONLY | O_CLOEXEC));
     const off_t size = image.get() >= 0 ? ::lseek(image.get(), 0, SEEK_END) : -1;
-    if (size < 0) return rc = fail(image_ + ": " + std::strerror(errno)), fd_holder();
+    if (size < 0) return rc = fail(image_ + ": " + std::strerror(errno)), unique_fd();
     auto params = resolve_sig_params({static_cast<std::uint64_t>(size), magic_of_format(format),
                                       static_cast<std::uint64_t>(req_.block_size), req_.sum_size});
-    if (!params) return rc = fail(params.err().message, exit_code(params.err().code)), fd_holder();
+    if (!params) return rc = fail(params.err().message, exit_code(params.err().code)), unique_fd();
     auto bytes = make_signature({}, params->params);
-    if (!bytes) return rc = fail(bytes.err().message, exit_code(bytes.err().code)), fd_holder();
-    fd_holder sig = temp_file();
-    if (sig.get() < 0 || !write_all(sig.get(), bytes->data(), bytes->size()))
-        return rc = fail(std::string("temporary file: ") + std::strerror(errno)), fd_holder();
+    if (!bytes) return rc = fail(bytes.err().message, exit_code(bytes.err().code)), unique_fd();
+    unique_fd sig = temp_file();
+    const int err = sig ? posix_io::write_all(sig.get(), bytes->data(), bytes->size()) : errno ? errno : EIO;
+    if (err != 0) return rc = fail(std::string("temporary file: ") + std::strerror(err)), unique_fd();
     return sig;
 }
 
@@ -397,7 +398,7 @@ int push_run::finish() {
 int push_run::run() {
     if (int rc = open_store()) return rc;
     int rc = exit_success;
-    fd_holder kept = open_kept(rc);
+    unique_fd kept = open_kept(rc);
     if (rc != exit_success) return rc;
     if (kept.get() >= 0) {
         basis_root_ = read_basis_root(store_->path());
@@ -418,7 +419,7 @@ int push_run::run() {
             stats_.mode = "resync";
         }
     }
-    fd_holder basis;
+    unique_fd basis;
     fetched got = fetch(basis, rc);
     if (got == fetched::failed) return rc;
     const bool new_file = got == fetched::absent;

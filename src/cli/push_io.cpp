@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <unistd.h>
-#include <cerrno>
 #include <cstdio>
 #include <span>
 #include <utility>
@@ -11,10 +10,10 @@
 
 namespace rdelta::cli {
 
-fd_holder temp_file() {
+posix_io::unique_fd temp_file() {
     std::FILE* f = std::tmpfile();
-    if (!f) return fd_holder();
-    fd_holder fd(::fcntl(fileno(f), F_DUPFD_CLOEXEC, 3));
+    if (!f) return posix_io::unique_fd();
+    posix_io::unique_fd fd(::fcntl(fileno(f), F_DUPFD_CLOEXEC, 3));
     std::fclose(f);
     return fd;
 }
@@ -22,22 +21,12 @@ fd_holder temp_file() {
 std::string read_all(int fd) {
     std::string text;
     char buf[4096];
-    for (off_t at = 0;;) {
-        const ssize_t got = ::pread(fd, buf, sizeof buf, at);
+    for (std::uint64_t at = 0;;) {
+        const ssize_t got = posix_io::pread_some(fd, buf, sizeof buf, at);
         if (got <= 0) break;
-        text.append(buf, static_cast<std::size_t>(got)), at += got;
+        text.append(buf, static_cast<std::size_t>(got)), at += static_cast<std::uint64_t>(got);
     }
     return text;
-}
-
-bool write_all(int fd, const std::uint8_t* p, std::size_t n) {
-    while (n > 0) {
-        const ssize_t put = ::write(fd, p, n);
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) return false;
-        p += put, n -= static_cast<std::size_t>(put);
-    }
-    return true;
 }
 
 namespace {
@@ -55,7 +44,7 @@ copy_outcome copy_stream(int from, int to, const compression_options& compressio
     copy_outcome outcome;
     auto writer =
         compressing_writer::open(compression, "the delta sent", [&](std::span<const std::uint8_t> b) -> result<void> {
-            if (!write_all(to, b.data(), b.size())) {
+            if (posix_io::write_all(to, b.data(), b.size()) != 0) {
                 outcome.to_refused = true;
                 return fail(errc::io_error, "ssh refused the delta");
             }
@@ -70,8 +59,7 @@ copy_outcome copy_stream(int from, int to, const compression_options& compressio
     };
     std::vector<std::uint8_t> buf(std::size_t{256} << 10);
     for (;;) {
-        const ssize_t got = ::read(from, buf.data(), buf.size());
-        if (got < 0 && errno == EINTR) continue;
+        const ssize_t got = posix_io::read_some(from, buf.data(), buf.size());
         if (got <= 0) break;
         const std::span<const std::uint8_t> bytes(buf.data(), static_cast<std::size_t>(got));
         if (auto put = writer->write(bytes); !put) return failed(std::move(put).err());

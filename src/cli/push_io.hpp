@@ -2,12 +2,11 @@
 // writes, and copying a child's output into ssh, compressed on the way.
 #pragma once
 
-#include "fd_holder.hpp"
+#include "core/posix_io.hpp"
 
 #include <rdelta/compression.hpp>
 #include <rdelta/error.hpp>
 
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,14 +16,11 @@ namespace rdelta::cli {
 
 /// An unlinked temporary file (a fetched signature, a child's stderr), never
 /// inherited by the other children: a stray copy of a pipe's end would keep ssh
-/// from seeing the delta's end. -1 when none can be made.
-fd_holder temp_file();
+/// from seeing the delta's end. Holds -1 when none can be made.
+posix_io::unique_fd temp_file();
 
 /// All of the file open as `fd`, from its start.
 std::string read_all(int fd);
-
-/// Write all `n` bytes; false when `fd` refused them.
-bool write_all(int fd, const std::uint8_t* p, std::size_t n);
 
 /// How a copy into ssh ended.
 struct copy_outcome {

@@ -122,9 +122,9 @@ result<void> push_store::clear_next() const {
     return {};
 }
 
-result<fd_holder> push_store::open_kept() const {
-    fd_holder fd(::openat(folder_.get(), base_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (fd.get() < 0 && errno == ENOENT) return fd_holder();
+result<posix_io::unique_fd> push_store::open_kept() const {
+    posix_io::unique_fd fd(::openat(folder_.get(), base_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() < 0 && errno == ENOENT) return posix_io::unique_fd();
     if (fd.get() < 0 && errno == ELOOP) return refused(path_, "the kept signature is a symbolic link, not followed");
     if (fd.get() < 0) return store_fail(path_, "cannot open", errno);
     struct stat st {};

@@ -9,7 +9,7 @@
 // filesystem allows) and renamed over the kept one.
 #pragma once
 
-#include "fd_holder.hpp"
+#include "core/posix_io.hpp"
 
 #include <rdelta/error.hpp>
 
@@ -35,7 +35,7 @@ public:
 
     /// The kept signature open for reading, or a holder of -1 when there is none.
     /// A symlink, a FIFO or anything not a regular file of the caller's is refused.
-    result<fd_holder> open_kept() const;
+    result<posix_io::unique_fd> open_kept() const;
 
     /// Why the kept signature open as `fd` cannot be a signature (not one's magic,
     /// bad header, a length that is not whole records), or "" when it may be one.
@@ -58,7 +58,7 @@ private:
     result<void> clear_next() const;
 
     std::string path_, base_, folder_name_;
-    fd_holder folder_, lock_, next_;
+    posix_io::unique_fd folder_, lock_, next_;
     bool next_named_ = false;  // next_ is FILE.next already (no O_TMPFILE here)
 };
 

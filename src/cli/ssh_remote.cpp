@@ -1,6 +1,8 @@
 // ssh_remote.cpp - destinations, ssh command lines, remote quoting, child processes.
 #include "ssh_remote.hpp"
 
+#include "core/posix_io.hpp"
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,20 +132,19 @@ pid_t spawn(const std::vector<std::string>& argv, const child_fds& fds) {
     // closes it empty.
     int report[2];
     if (::pipe2(report, O_CLOEXEC) != 0) return -1;
+    posix_io::unique_fd report_in(report[0]), report_out(report[1]);
     const pid_t pid = ::fork();
-    if (pid == 0) exec_child(args.data(), fds, report[1]);
-    ::close(report[1]);
+    if (pid == 0) exec_child(args.data(), fds, report_out.get());
+    const int fork_errno = errno;
+    report_out.reset();
     if (pid < 0) {
-        const int e = errno;
-        ::close(report[0]);
-        errno = e;
+        report_in.reset();
+        errno = fork_errno;
         return -1;
     }
     int exec_errno = 0;
-    ssize_t got;
-    do got = ::read(report[0], &exec_errno, sizeof exec_errno);
-    while (got < 0 && errno == EINTR);
-    ::close(report[0]);
+    const ssize_t got = posix_io::read_full(report_in.get(), &exec_errno, sizeof exec_errno);
+    report_in.reset();
     if (got == static_cast<ssize_t>(sizeof exec_errno)) {
         wait_child(pid);
         errno = exec_errno;
@@ -154,8 +155,7 @@ pid_t spawn(const std::vector<std::string>& argv, const child_fds& fds) {
 
 child_status wait_child(pid_t pid) {
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return {};
+    if (posix_io::retrying([&] { return ::waitpid(pid, &status, 0); }) < 0) return {};
     if (WIFEXITED(status)) return {WEXITSTATUS(status), 0};
     return {-1, WIFSIGNALED(status) ? WTERMSIG(status) : 0};
 }

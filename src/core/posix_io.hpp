@@ -72,6 +72,18 @@ inline ssize_t read_full(int fd, void* buf, std::size_t n) {
     return static_cast<ssize_t>(got);
 }
 
+/// Read at `at` until `n` bytes or the end: the count, or -1 with errno.
+inline ssize_t pread_full(int fd, void* buf, std::size_t n, std::uint64_t at) {
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = pread_some(fd, static_cast<char*>(buf) + got, n - got, at + got);
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += static_cast<std::size_t>(r);
+    }
+    return static_cast<ssize_t>(got);
+}
+
 /// Write all `n` bytes at `at`: 0, or the errno of the failing call.
 inline int pwrite_all(int fd, const void* buf, std::size_t n, std::uint64_t at) {
     const char* p = static_cast<const char*>(buf);

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <algorithm>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -43,6 +44,24 @@ TEST_CASE("posix_io: pwrite_all and pread_some at offsets; errors are errno valu
     CHECK(pread_some(f.get(), back, sizeof back, 5000) == 0);  // past the end
     CHECK(pwrite_all(-1, text, sizeof text, 0) == EBADF);
     CHECK(read_some(-1, back, sizeof back) == -1);
+}
+
+TEST_CASE("posix_io: pread_full reads up to the end from an offset, leaving the file position alone") {
+    char name[] = "/tmp/rdelta-posix-io-XXXXXX";
+    unique_fd f(::mkstemp(name));
+    REQUIRE(f);
+    ::unlink(name);
+    std::vector<unsigned char> data(300000);
+    std::iota(data.begin(), data.end(), 0);
+    REQUIRE(write_all(f.get(), data.data(), data.size()) == 0);
+    std::vector<unsigned char> back(data.size());
+    CHECK(pread_full(f.get(), back.data(), 1000, 7) == 1000);
+    CHECK(std::equal(back.begin(), back.begin() + 1000, data.begin() + 7));
+    CHECK(pread_full(f.get(), back.data(), back.size(), 100) == static_cast<ssize_t>(data.size() - 100));
+    CHECK(std::equal(data.begin() + 100, data.end(), back.begin()));
+    CHECK(pread_full(f.get(), back.data(), 10, data.size()) == 0);
+    CHECK(::lseek(f.get(), 0, SEEK_CUR) == static_cast<off_t>(data.size()));  // where write_all left it
+    CHECK(pread_full(-1, back.data(), 10, 0) == -1);
 }
 
 TEST_CASE("posix_io: unique_fd closes what it holds once, and gives it up on release") {
