@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace rdelta::cli {
 
@@ -45,6 +46,16 @@ std::string not_ours(const struct stat& st) {
     if (!S_ISREG(st.st_mode)) return "not a regular file";
     if (st.st_uid != ::geteuid()) return "owned by uid " + std::to_string(st.st_uid) + ", not by the caller";
     return "";
+}
+
+// Whether `base` in `folder` is still the file open as `fd` (0: yes, ENOENT or
+// ESTALE: it is gone or another file now, or the errno of the failure).
+int still_named(int folder, const std::string& base, int fd) {
+    struct stat mine {};
+    struct stat named {};
+    if (::fstat(fd, &mine) != 0) return errno;
+    if (::fstatat(folder, base.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0) return errno;
+    return named.st_dev == mine.st_dev && named.st_ino == mine.st_ino ? 0 : ESTALE;
 }
 
 std::uint32_t be32(const std::uint8_t* p) {
@@ -98,18 +109,70 @@ result<push_store> push_store::open(const std::string& path) {
 
 // Two pushes of one destination at once would rotate each other's signatures.
 // Another user's lock file (planted in a shared folder) is refused, never waited on.
+// Each retry follows a holder that let go between our open and our lock; a bound
+// keeps a folder whose names keep changing from holding push here.
 result<void> push_store::take_lock() {
+    constexpr int attempts = 100;
     const std::string name = path_ + ".lock", base = base_ + ".lock";
+    for (int i = 0; i < attempts; ++i) {
+        auto opened = lock_file::open(folder_.get(), base, name);
+        if (!opened) return std::move(opened).err();
+        auto held = opened->lock();
+        if (!held) return std::move(held).err();
+        if (*held) {
+            lock_ = std::move(*opened);
+            return {};
+        }
+    }
+    return fail(errc::io_error, name + ": removed and made again while it was being locked; try again");
+}
+
+push_store::lock_file& push_store::lock_file::operator=(lock_file&& other) noexcept {
+    if (this != &other) {
+        release();
+        folder_ = std::move(other.folder_), fd_ = std::move(other.fd_);
+        base_ = std::move(other.base_), name_ = std::move(other.name_);
+        held_ = std::exchange(other.held_, false);
+    }
+    return *this;
+}
+
+result<push_store::lock_file> push_store::lock_file::open(int folder, const std::string& base,
+                                                          const std::string& name) {
+    lock_file l;
+    l.base_ = base, l.name_ = name;
     struct stat st {};
-    if (::fstatat(folder_.get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+    if (::fstatat(folder, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
         if (const auto why = not_ours(st); !why.empty()) return refused(name, "the lock file is " + why);
-    lock_.reset(::openat(folder_.get(), base.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
-    if (lock_.get() < 0) return store_fail(name, "cannot open", errno);
-    if (::fstat(lock_.get(), &st) != 0) return store_fail(name, "cannot open", errno);
+    // Its own copy of the folder: the name is removed through it when the lock goes.
+    l.folder_.reset(::fcntl(folder, F_DUPFD_CLOEXEC, 3));
+    if (!l.folder_) return store_fail(name, "cannot open its folder", errno);
+    l.fd_.reset(::openat(folder, base.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+    if (!l.fd_) return store_fail(name, "cannot open", errno);
+    if (::fstat(l.fd_.get(), &st) != 0) return store_fail(name, "cannot open", errno);
     if (const auto why = not_ours(st); !why.empty()) return refused(name, "the lock file is " + why);
-    if (::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0)
-        return fail(errc::io_error, name + ": another push of this image to this destination is running (locked)");
-    return {};
+    return l;
+}
+
+result<bool> push_store::lock_file::lock() {
+    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK)
+            return fail(errc::io_error, name_ + ": another push of this image to this destination is running (locked)");
+        return store_fail(name_, "cannot lock", errno);
+    }
+    const int named = still_named(folder_.get(), base_, fd_.get());
+    if (named == ENOENT || named == ESTALE) return false;  // closing the file lets the lock go
+    if (named != 0) return store_fail(name_, "cannot check", named);
+    held_ = true;
+    return true;
+}
+
+void push_store::lock_file::release() noexcept {
+    // The name goes first, while the lock still keeps everyone else out of it.
+    if (held_ && still_named(folder_.get(), base_, fd_.get()) == 0) ::unlinkat(folder_.get(), base_.c_str(), 0);
+    held_ = false;
+    fd_.reset();
+    folder_.reset();
 }
 
 // A dead run's FILE.next goes (the lock is held); anyone else's stays, refused.

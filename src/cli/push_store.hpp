@@ -1,5 +1,5 @@
 // push_store.hpp - the signature `rdelta push` keeps of what the remote holds,
-// FILE, with FILE.lock and FILE.next beside it.
+// FILE, with FILE.lock (while a push runs) and FILE.next beside it.
 //
 // The store may sit in a folder other users can write (a sticky /tmp) while push
 // runs as root, so nothing there is taken on its name alone: the folder is opened
@@ -25,10 +25,45 @@ std::optional<std::string> default_store(const std::string& image_real, const st
 
 class push_store {
 public:
+    /// FILE.lock, which keeps two pushes of one store from rotating each other's
+    /// signatures. It exists only while it is held: the holder removes the name,
+    /// then lets the lock go. So a lock counts only while its name still leads to
+    /// the locked file; otherwise a push that opened FILE.lock just before the
+    /// holder removed it would lock a file no longer named while a third push
+    /// locks the new FILE.lock, both holding "the" lock.
+    class lock_file {
+    public:
+        lock_file() = default;
+        lock_file(lock_file&& other) noexcept = default;
+        lock_file& operator=(lock_file&& other) noexcept;
+        lock_file(const lock_file&) = delete;
+        lock_file& operator=(const lock_file&) = delete;
+        ~lock_file() { release(); }
+
+        /// Open `base` in `folder` (`name` is its path, for messages), created when
+        /// missing: a regular file of the caller's, never through a symlink nor
+        /// blocking on a FIFO; anything else is refused.
+        static result<lock_file> open(int folder, const std::string& base, const std::string& name);
+
+        /// Lock it without waiting: true when held and its name still leads to it,
+        /// false when the name was removed or replaced meanwhile (open it again);
+        /// an error saying "locked" when another push holds it.
+        result<bool> lock();
+
+        /// Remove the name if it still leads to this file and is held, then let go.
+        void release() noexcept;
+
+    private:
+        posix_io::unique_fd folder_, fd_;
+        std::string base_, name_;
+        bool held_ = false;
+    };
+
     /// Open the folder of the store `path`, check it (owned by the caller or
     /// root; writable by nobody else unless sticky), lock FILE.lock and remove a
     /// dead run's FILE.next. Errors (io_error) name the file and the reason; a lock
-    /// another push holds says "locked".
+    /// another push holds says "locked". The lock is let go, and FILE.lock
+    /// removed, when the store is destroyed.
     static result<push_store> open(const std::string& path);
 
     const std::string& path() const noexcept { return path_; }
@@ -58,7 +93,8 @@ private:
     result<void> clear_next() const;
 
     std::string path_, base_, folder_name_;
-    posix_io::unique_fd folder_, lock_, next_;
+    posix_io::unique_fd folder_, next_;
+    lock_file lock_;
     bool next_named_ = false;  // next_ is FILE.next already (no O_TMPFILE here)
 };
 

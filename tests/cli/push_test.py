@@ -150,6 +150,7 @@ def scenarios(rdelta, rdelta_test, work, ssh, direct):
     check(s.get("mode") == "new-file" and s.get("ssh_sessions") == 2, f"it fetched nothing there was: {s}")
     check(os.path.exists(store) and kept_signature_is_images(rdelta, store, image),
           "the kept signature is the image's")
+    check(not os.path.lexists(store + ".lock"), "the lock file is gone once push is done")
     check(any(line.startswith("rdelta: push: ") and "verified" in line for line in r.stderr.splitlines()),
           f"a one-line summary ({r.stderr!r})")
 
@@ -171,7 +172,8 @@ def scenarios(rdelta, rdelta_test, work, ssh, direct):
     drop = wrapper(work, "drop", DROP_AFTER)
     r, s = p.run(image, dest, ssh=[drop, "200000"] + direct)
     check(r.returncode != 0 and content(remote) == old, f"a connection dropped mid-stream changes nothing there ({r.returncode})")
-    check(content(store) == old_store, "the kept signature did not rotate")
+    check(content(store) == old_store and not os.path.lexists(store + ".lock"),
+          "the kept signature did not rotate, and the lock file is gone")
     check("ssh" in r.stderr.splitlines()[-1] and "255" in r.stderr.splitlines()[-1],
           f"the last line says ssh failed ({r.stderr!r})")
     r, s = p.run(image, dest)
@@ -396,10 +398,19 @@ def shared_store(rdelta, work, ssh):
               f"a store folder {mode:o} of uid {owner} is refused, nothing made there ({r.stderr!r})")
 
     import fcntl
-    with open(p.store + ".lock", "r+") as held:
+    check(not os.path.lexists(p.store + ".lock"), "no lock file is left in the shared folder")
+    with open(p.store + ".lock", "a+") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         r, _ = p.run(image, dest)
     check(one_line_naming(r, p.store + ".lock", "locked"), f"a lock held by another push ({r.stderr!r})")
+    # A holder that removed its lock file and has not let go yet locks nothing: the
+    # next push makes a new one.
+    with open(p.store + ".lock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        os.unlink(p.store + ".lock")
+        r, _ = p.run(image, dest)
+    check(r.returncode == 0 and not os.path.lexists(p.store + ".lock"),
+          f"a lock file removed by its holder does not stop the next push ({r.stderr!r})")
 
 
 def errors(rdelta, work, ssh, direct):
