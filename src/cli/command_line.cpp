@@ -222,6 +222,10 @@ flow command_line::apply_value(const std::string& key, const std::string& value,
         (key == "history-dir" ? req_.history_dir : key == "at" ? req_.at_point : req_.delta_against) = value;
         return flow::go_on;
     }
+    if (key == "name-in-dir") {
+        req_.name_in_dir = value;
+        return flow::go_on;
+    }
     if (key == "ssh" || key == "remote-rdelta" || key == "signature-store") {
         (key == "ssh" ? req_.ssh_command : key == "remote-rdelta" ? req_.remote_rdelta : req_.signature_store) = value;
         return flow::go_on;

@@ -11,6 +11,7 @@
 #include "pull_command.hpp"
 #include "push_command.hpp"
 #include "signature_command.hpp"
+#include "target_folder.hpp"
 
 #include <string>
 
@@ -151,8 +152,12 @@ int run_command(const request& req, const invocation& inv) {
         if (auto problem = misapplied_option(req)) return report_usage(inv, *problem);
         if (auto problem = binary_to_terminal(req)) return report_usage(inv, *problem);
     }
-    if (const command* c = find_command(req.act)) return c->run(req, inv);
-    return report_usage(inv, "You must specify an action: `signature', `delta', or `patch'.");
+    const command* c = find_command(req.act);
+    if (!c) return report_usage(inv, "You must specify an action: `signature', `delta', or `patch'.");
+    if (req.name_in_dir.empty()) return c->run(req, inv);
+    request in_folder = req;
+    if (int rc = enter_target_folder(in_folder, inv)) return rc;
+    return c->run(in_folder, inv);
 }
 
 }  // namespace rdelta::cli

@@ -129,6 +129,9 @@ option_table::option_table() {
         "remote-rdelta", psh | pul, arg("PATH"), "push, pull: the rdelta program on the remote host (default: rdelta)")(
         "signature-store", psh, arg("FILE"),
         "push: keep the signature of the remote image in FILE (default: under ~/.cache/rdelta/push/)")(
+        "name-in-dir", sig | pat | rec, arg("NAME"),
+        "signature, patch, recover: when the file worked on (BASIS; patch's NEWFILE, or BASIS with --in-place; "
+        "IMAGE) is a directory or ends in '/', work on NAME inside it, the directory opened once (push passes it)")(
         "gzip,z", sig | dlt | psh | pul | rst, level_arg(), gzip_help.c_str())(
         "bzip2,i", sig | dlt | psh | pul | rst, level_arg(), bzip2_help.c_str())("zstd", sig | dlt | psh | pul | rst,
                                                                                  level_arg(), zstd_help.c_str())(

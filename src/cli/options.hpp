@@ -81,6 +81,7 @@ struct request {
     std::string ssh_command;      ///< -e, --ssh CMD: push runs the remote side through CMD (default "ssh")
     std::string remote_rdelta;    ///< --remote-rdelta PATH: push's rdelta on the remote host (default "rdelta")
     std::string signature_store;  ///< --signature-store FILE: where push keeps the remote image's signature
+    std::string name_in_dir;      ///< --name-in-dir NAME: the file worked on is NAME when its path is a directory
 
     codec compression = codec::none;  ///< -z/--gzip, -i/--bzip2, --zstd: compress signature or delta output
     int compression_level = 0;        ///< its LEVEL (the codec's default when none was attached)

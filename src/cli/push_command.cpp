@@ -9,13 +9,16 @@
 // holds something else (a run whose success never came back, a lost or stale kept
 // signature), its patch refuses the delta without changing the image (the checksum
 // trailer does not match: 106, or a COPY past its end: 103), and push then fetches
-// the remote's own signature and makes the delta against that.
+// the remote's own signature and makes the delta against that. Every remote command
+// gets --name-in-dir and the image's name: a PATH that is a directory there takes
+// the image inside it, resolved there (target_folder.hpp).
 #include "push_command.hpp"
 
 #include "exit_codes.hpp"
 #include "push_io.hpp"
 #include "push_store.hpp"
 #include "ssh_session.hpp"
+#include "target_folder.hpp"
 
 #include <rdelta/basis_root.hpp>
 #include <rdelta/compression.hpp>
@@ -61,10 +64,18 @@ struct session_result {
     child_status delta;          ///< how the local delta ended
 };
 
+// The image's name as given, without its folder: what scp and rsync call the copy
+// they put in a directory.
+std::string last_name(std::string path) {
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 class push_run {
 public:
     push_run(const request& req, const invocation& inv, ssh_link link)
-        : req_(req), inv_(inv), link_(std::move(link)), image_(req.files[0]) {}
+        : req_(req), inv_(inv), link_(std::move(link)), image_(req.files[0]), image_name_(last_name(image_)) {}
     int run();
 
 private:
@@ -75,6 +86,7 @@ private:
     void warn_dropped(const std::string& why);
     std::vector<std::string> delta_argv() const;
     compression_options wire_compression() const;
+    std::vector<std::string> remote_words(const char* command) const;
     std::vector<std::string> patch_words(bool new_file) const;
     session_result send(int basis_fd, bool new_file);
     std::string remote_failure(const char* what, const child_status& s) const;
@@ -92,6 +104,7 @@ private:
     const destination& dest_ = link_.remote;
     const std::vector<std::string>& ssh_ = link_.ssh;
     std::string image_;
+    std::string image_name_;  // what the image is called inside a remote directory
     std::optional<push_store> store_;
     std::optional<chunk_root> basis_root_;  // what the kept signature's image was: the delta names it
     std::vector<std::uint8_t> delta_tail_;  // the last delta's trailer: the new image's root
@@ -175,10 +188,17 @@ compression_options push_run::wire_compression() const {
     return {req_.compression, req_.compression_level, threads};
 }
 
+// A remote rdelta command: PATH there is resolved there, into the image's name
+// when it is a directory (target_folder.hpp).
+std::vector<std::string> push_run::remote_words(const char* command) const {
+    return {req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, command, "--name-in-dir", image_name_};
+}
+
 // The remote patch: in place under its journal, or (no file there yet) a new file
 // published whole, never over one that appeared meanwhile (no -f).
 std::vector<std::string> push_run::patch_words(bool new_file) const {
-    std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "patch", "--verify", "-q"};
+    std::vector<std::string> w = remote_words("patch");
+    for (const char* s : {"--verify", "-q"}) w.emplace_back(s);
     if (req_.nocache) w.emplace_back("--nocache");
     if (new_file) {
         for (const char* s : {"--fsync", "--", "/dev/null", "-"}) w.emplace_back(s);
@@ -283,8 +303,8 @@ std::string push_run::remote_failure(const char* what, const child_status& s) co
 
 // The remote image's signature, with the command line's -b, -S, -H and -R.
 push_run::fetched push_run::fetch(unique_fd& sig, int& rc, bool may_recover) {
-    std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "signature", "-q",
-                               "--hash=" + req_.hash, "--rollsum=" + req_.rollsum};
+    std::vector<std::string> w = remote_words("signature");
+    for (const std::string& s : {std::string("-q"), "--hash=" + req_.hash, "--rollsum=" + req_.rollsum}) w.push_back(s);
     if (req_.block_size != 0) w.push_back("--block-size=" + std::to_string(req_.block_size));
     if (req_.sum_size != 0) w.push_back("--sum-size=" + std::to_string(req_.sum_size));
     if (req_.nocache) w.emplace_back("--nocache");
@@ -322,8 +342,8 @@ push_run::fetched push_run::fetch(unique_fd& sig, int& rc, bool may_recover) {
 }
 
 void push_run::recover_remote() {
-    const std::vector<std::string> w{req_.remote_rdelta.empty() ? "rdelta" : req_.remote_rdelta, "recover", "--",
-                                     dest_.path};
+    std::vector<std::string> w = remote_words("recover");
+    for (const std::string& s : {std::string("--"), dest_.path}) w.push_back(s);
     unique_fd err = temp_file(), none(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     const pid_t ssh = spawn(ssh_argv(link_, w), {none.get(), -1, err.get()});
     if (ssh < 0) return;

@@ -49,7 +49,7 @@ complete_line "rdelta patch --in-pl" --in-place
 complete_line "rdelta delta --in-pl" --in-place-safe
 complete_line "rdelta signature --chec"
 complete_line "rdelta info --c" --check
-complete_line "rdelta recover --" --help --history-dir --version
+complete_line "rdelta recover --" --help --history-dir --name-in-dir --version
 complete_line "rdelta prune --keep-" --keep-daily --keep-last --keep-monthly --keep-weekly
 complete_line "rdelta restore --history-dir " disk.img disk.sig other.txt
 echo "$passed passed, $failed failed"

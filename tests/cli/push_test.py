@@ -4,8 +4,11 @@ client key and configuration in a temporary folder): the first push creates the
 remote copy, later ones send small deltas and rotate the kept signature; a
 connection killed mid-stream leaves the remote image as it was, a success that
 never came back is set right by the next push (remote signature fetched), a remote
-patch killed mid-write is rolled back by the next push's patch; bad destinations,
-an unreachable host and a missing remote rdelta fail with one clear line. A kept
+patch killed mid-write is rolled back by the next push's patch; a remote PATH that
+is a directory takes the image inside, in the very directory the remote opened
+(its name swapped meanwhile), and --name-in-dir does the same locally; bad
+destinations, an unreachable host and a missing remote rdelta fail with one clear
+line. A kept
 signature in a shared folder (root pushing, nobody planting, fs.protected_* at 0
 and 1): planted symlinks, FIFOs and lock files refused, never followed or waited
 on; a folder others could swap names in refused; a garbage store dropped and
@@ -17,6 +20,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -83,9 +87,12 @@ class pusher:
     def __init__(self, rdelta, ssh, store):
         self.rdelta, self.ssh, self.store = rdelta, ssh, store
 
-    def run(self, image, dest, *extra, ssh=None, remote=None, env=None):
-        args = [self.rdelta, "push", "--json", "--ssh", " ".join(ssh or self.ssh),
+    def args(self, image, dest, *extra, ssh=None, remote=None):
+        return [self.rdelta, "push", "--json", "--ssh", " ".join(ssh or self.ssh),
                 "--remote-rdelta", remote or self.rdelta, "--signature-store", self.store, *extra, image, dest]
+
+    def run(self, image, dest, *extra, ssh=None, remote=None, env=None):
+        args = self.args(image, dest, *extra, ssh=ssh, remote=remote)
         r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=30)
         stats = {}
         for line in r.stderr.splitlines():
@@ -122,8 +129,6 @@ sys.exit(255)
 LOSE_SUCCESS = """
 sys.exit(255 if subprocess.run(sys.argv[1:]).returncode == 0 else 1)
 """
-
-
 def kept_signature_is_images(rdelta, store, image):
     header = content(store)[:12]
     block, strong = int.from_bytes(header[4:8], "big"), int.from_bytes(header[8:12], "big")
@@ -279,6 +284,76 @@ def sparse_image(rdelta, work, ssh):
             r, s = p.run(image, "root@127.0.0.1:" + remote)
             check(r.returncode == 0 and s.get("mode") == "in-place" and 0 < s.get("delta_bytes", size) < 256 * 1024,
                   f"an unchanged image's push sends less than 256 KiB ({r.stderr!r}, {s})")
+
+
+def stopped_process(words, timeout=20):
+    """The pid of a stopped process whose command line holds `words`, or None."""
+    for _ in range(timeout * 20):
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                state = content(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()[0]
+                if state == b"T" and words in content(f"/proc/{pid}/cmdline"):
+                    return int(pid)
+            except (OSError, IndexError):
+                pass
+        time.sleep(0.05)
+    return None
+
+
+def into_directory(rdelta, work, ssh):
+    """A remote PATH that is a directory, with or without a '/', takes the image
+    inside it under its own name, as scp and rsync do; the remote side works in the
+    directory it opened, whatever that name leads to meanwhile."""
+    rng = random.Random(13)
+    image = os.path.join(work, "dir.img")
+    with open(image, "wb") as f:
+        f.write(rng.randbytes(2 * MiB))
+    folder = os.path.join(work, "remote dir", "backups")
+    os.mkdir(folder)
+    inside = os.path.join(folder, "dir.img")
+    p = pusher(rdelta, ssh, os.path.join(work, "dir-slash.sig"))
+    r, s = p.run(image, "root@127.0.0.1:" + folder + "/")
+    check(r.returncode == 0 and os.path.isdir(folder) and content(inside) == content(image)
+          and s.get("mode") == "new-file", f"HOST:DIR/ takes the image as DIR/NAME ({r.stderr!r}, {s})")
+    edit(image, rng, 5)
+    r, s = p.run(image, "root@127.0.0.1:" + folder + "/")
+    check(r.returncode == 0 and content(inside) == content(image) and s.get("mode") == "in-place"
+          and s.get("signature_bytes") == 0, f"and the next push updates it in place ({r.stderr!r}, {s})")
+    q = pusher(rdelta, ssh, os.path.join(work, "dir-bare.sig"))
+    edit(image, rng, 5)
+    r, s = q.run(image, "root@127.0.0.1:" + folder)
+    check(r.returncode == 0 and os.path.isdir(folder) and content(inside) == content(image)
+          and s.get("signature_bytes", 0) > 0 and s.get("mode") == "in-place",
+          f"HOST:DIR without '/' is the same file: its signature fetched, then updated ({r.stderr!r}, {s})")
+    link = os.path.join(work, "remote dir", "backups-link")
+    os.symlink(folder, link)
+    edit(image, rng, 5)
+    p = pusher(rdelta, ssh, os.path.join(work, "dir-link.sig"))  # the store that describes the remote now
+    r, s = p.run(image, "root@127.0.0.1:" + link)
+    check(r.returncode == 0 and os.path.islink(link) and content(inside) == content(image),
+          f"a symlink of root's to the directory leads into it ({r.stderr!r}, {s})")
+
+    # The directory renamed away while the remote patch, stopped by a test hook, is
+    # in it, and a copy made under its name: the update goes to the directory it
+    # opened, not the copy.
+    stopper = os.path.join(work, "rdelta-stops")
+    with open(stopper, "w") as f:
+        f.write(f"#!/bin/sh\n[ \"$1\" = patch ] && export RDELTA_TEST_STOP_IN_TARGET_FOLDER=1\nexec '{rdelta}' \"$@\"\n")
+    os.chmod(stopper, 0o755)
+    before, new = content(inside), edit(image, rng, 5)
+    push = subprocess.Popen(p.args(image, "root@127.0.0.1:" + folder + "/", remote=stopper),
+                            stderr=subprocess.PIPE, text=True)
+    stopped = stopped_process(b"patch\0--name-in-dir\0")
+    if stopped:
+        os.rename(folder, folder + ".old")
+        shutil.copytree(folder + ".old", folder)
+        os.kill(stopped, signal.SIGCONT)
+    _, err = push.communicate(timeout=60)
+    check(stopped and push.returncode == 0 and content(folder + ".old/dir.img") == new and content(inside) == before,
+          f"the remote patch works in the directory it opened, not the one swapped in ({stopped}, {err!r})")
+    if os.path.isdir(folder + ".old"):
+        shutil.rmtree(folder)
+        os.rename(folder + ".old", folder)
 
 
 NOBODY, NOGROUP = 65534, 65534
@@ -437,6 +512,34 @@ def errors(rdelta, work, ssh, direct):
     r = subprocess.run([rdelta, "signature", "--ssh", "ssh", image, "/dev/null"], capture_output=True, text=True)
     check(r.returncode == 101 and "--ssh" in r.stderr, f"--ssh belongs to push ({r.stderr!r})")
 
+    # --name-in-dir, which push passes to the rdelta it runs there, here.
+    folder = os.path.join(work, "named")
+    os.mkdir(folder)
+    shutil.copy(image, os.path.join(folder, "disk.img"))
+    want = subprocess.run([rdelta, "signature", image, "-"], capture_output=True).stdout
+    for path in (folder, folder + "/", folder + "/.", os.path.join(folder, "disk.img"), os.path.join(work, ".")):
+        r = subprocess.run([rdelta, "signature", "--name-in-dir", "disk.img", path, "-"], capture_output=True)
+        check(r.returncode == 0 and r.stdout == want, f"signature --name-in-dir disk.img {path} ({r.stderr!r})")
+    for args, what in ((("signature", "--name-in-dir", "a/b", folder, "-"), "a name with '/'"),
+                       (("signature", "--name-in-dir", ".."), "'..'"),
+                       (("signature", "--name-in-dir", "disk.img"), "standard input"),
+                       (("delta", "--name-in-dir", "disk.img", "x.sig"), "another command")):
+        r = subprocess.run([rdelta, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        check(r.returncode == 101 and "--name-in-dir" in r.stderr and len(r.stderr.splitlines()) == 1,
+              f"--name-in-dir with {what}: usage error ({r.returncode}, {r.stderr!r})")
+    # The other names stay where they were: SIGNATURE relative to the caller's folder.
+    r = subprocess.run([rdelta, "signature", "--name-in-dir", "disk.img", "named", "out.sig"], cwd=work,
+                       capture_output=True)
+    check(r.returncode == 0 and content(os.path.join(work, "out.sig")) == want
+          and not os.path.exists(os.path.join(folder, "out.sig")),
+          f"--name-in-dir leaves the other relative names where they were ({r.stderr!r})")
+    nope = os.path.join(work, "nope")
+    for path, words in ((nope + "/", f"directory {nope} does not exist"),
+                        (image + "/x.img", f"{image} is not a directory")):
+        r = subprocess.run([rdelta, "patch", "--name-in-dir", "disk.img", "/dev/null", "/dev/null", path],
+                           capture_output=True, text=True)
+        check(r.returncode == 100 and r.stderr == f"rdelta: {path}: {words}\n", f"{path}: {r.stderr!r}")
+
 
 def main():
     parser = argparse.ArgumentParser()
@@ -452,6 +555,7 @@ def main():
         try:
             scenarios(rdelta, rdelta_test, work, ssh, direct)
             sparse_image(rdelta, work, ssh)
+            into_directory(rdelta, work, ssh)
             shared_store(rdelta, work, ssh)
             errors(rdelta, work, ssh, direct)
         finally:
