@@ -88,6 +88,7 @@ private:
     compression_options wire_compression() const;
     std::vector<std::string> remote_words(const char* command) const;
     std::vector<std::string> patch_words(bool new_file) const;
+    std::optional<std::string> folder_trouble(const child_status& remote, const std::string& text) const;
     session_result send(int basis_fd, bool new_file);
     std::string remote_failure(const char* what, const child_status& s) const;
     session_result judge(const child_status& delta, const child_status& ssh, bool ssh_gone,
@@ -268,6 +269,7 @@ session_result push_run::judge(const child_status& delta, const child_status& ss
         if (!req_.quiet) replay_remote(dest_.host, remote_text);
         return {exit_success};
     }
+    if (auto why = folder_trouble(ssh, remote_text)) return {fail(*why, remote_exit_code(ssh))};
     // Refused unchanged: made for another state (106: the result would not match the
     // trailer; 103: a COPY past its end), or the file is gone (a full copy follows).
     const bool gone = ssh.exit_code == 100 && remote_text.find("No such file or directory") != std::string::npos;
@@ -290,6 +292,19 @@ int push_run::delta_failed(const child_status& delta) const {
     return fail("making the delta of " + image_ + " failed (rdelta delta " + delta.describe() + "); " + dest_.host +
                     ":" + dest_.path + " was not changed",
                 remote_exit_code(delta));
+}
+
+// The remote rdelta's own words for a folder that is missing or no folder
+// (target_folder.hpp), said as push's one line: no fetch or full copy can help.
+std::optional<std::string> push_run::folder_trouble(const child_status& remote, const std::string& text) const {
+    if (remote.exit_code != exit_code(errc::io_error)) return std::nullopt;
+    const std::string folder = folder_of_target(dest_.path);
+    for (const folder_problem p : {folder_problem::missing, folder_problem::not_a_folder}) {
+        const std::string words = folder_problem_words(p, folder);
+        if (text.find(": " + words + "\n") != std::string::npos)
+            return dest_.host + ":" + dest_.path + ": remote " + words;
+    }
+    return std::nullopt;
 }
 
 // Why an ssh session failed (ssh_session.hpp), ssh named as the user knows it.
@@ -325,6 +340,7 @@ push_run::fetched push_run::fetch(unique_fd& sig, int& rc, bool may_recover) {
         stats_.signature_bytes += static_cast<std::uint64_t>(st.st_size);
         return fetched::ok;
     }
+    if (auto why = folder_trouble(s, text)) return rc = fail(*why, remote_exit_code(s)), fetched::failed;
     // rdelta's own message for a missing input; a file that appears meanwhile is still
     // safe, as the new-file patch does not replace one.
     if (s.exit_code == 100 && text.find("No such file or directory") != std::string::npos) return fetched::absent;

@@ -7,8 +7,8 @@ never came back is set right by the next push (remote signature fetched), a remo
 patch killed mid-write is rolled back by the next push's patch; a remote PATH that
 is a directory takes the image inside, in the very directory the remote opened
 (its name swapped meanwhile), and --name-in-dir does the same locally; bad
-destinations, an unreachable host and a missing remote rdelta fail with one clear
-line. A kept
+destinations, an unreachable host, a missing remote rdelta and a missing remote
+directory fail with one clear line. A kept
 signature in a shared folder (root pushing, nobody planting, fs.protected_* at 0
 and 1): planted symlinks, FIFOs and lock files refused, never followed or waited
 on; a folder others could swap names in refused; a garbage store dropped and
@@ -355,6 +355,37 @@ def into_directory(rdelta, work, ssh):
         shutil.rmtree(folder)
         os.rename(folder + ".old", folder)
 
+    # The directory gone under a kept signature: one line, not a full copy elsewhere.
+    os.rename(folder, folder + ".gone")
+    old_store = content(p.store)
+    r, s = p.run(image, "root@127.0.0.1:" + folder + "/")
+    want = f"rdelta: push: root@127.0.0.1:{folder}/: remote directory {folder} does not exist"
+    check(r.returncode == 100 and r.stderr.strip() == want and not os.path.exists(folder),
+          f"a remote directory removed since the last push is one line ({r.returncode}, {r.stderr!r})")
+    check(content(p.store) == old_store and not os.path.lexists(p.store + ".lock"),
+          "the kept signature stays, and no lock file")
+    os.rename(folder + ".gone", folder)
+
+
+def missing_directories(rdelta, work, ssh):
+    """A remote file whose directory is missing or no directory: one line naming
+    HOST:PATH and what is wrong, status 100 (rdiff's for a missing file)."""
+    image = os.path.join(work, "disk.img")
+    nope, plain = os.path.join(work, "nope"), os.path.join(work, "remote dir", "plain file")
+    with open(plain, "wb") as f:
+        f.write(b"not a directory")
+    for path, words in ((nope + "/disk.img", f"remote directory {nope} does not exist"),
+                        (nope + "/deeper/disk.img", f"remote directory {nope}/deeper does not exist"),
+                        (nope + "/", f"remote directory {nope} does not exist"),
+                        (plain + "/disk.img", f"remote {plain} is not a directory"),
+                        (plain + "/", f"remote {plain} is not a directory")):
+        store = os.path.join(work, "missing.sig")
+        r, s = pusher(rdelta, ssh, store).run(image, "root@127.0.0.1:" + path)
+        want = f"rdelta: push: root@127.0.0.1:{path}: {words}"
+        check(r.returncode == 100 and r.stderr.strip() == want, f"{path}: {want!r} ({r.returncode}, {r.stderr!r})")
+        check(not os.path.exists(nope) and content(plain) == b"not a directory" and not os.path.lexists(store)
+              and not os.path.lexists(store + ".lock"), f"{path}: nothing made on either side")
+
 
 NOBODY, NOGROUP = 65534, 65534
 SYSCTLS = ("protected_symlinks", "protected_regular", "protected_fifos")
@@ -556,6 +587,7 @@ def main():
             scenarios(rdelta, rdelta_test, work, ssh, direct)
             sparse_image(rdelta, work, ssh)
             into_directory(rdelta, work, ssh)
+            missing_directories(rdelta, work, ssh)
             shared_store(rdelta, work, ssh)
             errors(rdelta, work, ssh, direct)
         finally:
