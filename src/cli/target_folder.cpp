@@ -3,6 +3,7 @@
 #include "target_folder.hpp"
 
 #include "core/posix_io.hpp"
+#include "core/test_hooks.hpp"
 #include "fs/path_walk.hpp"
 #include "fs/posix_util.hpp"
 
@@ -12,8 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
-#include <csignal>
-#include <cstdlib>
 #include <utility>
 
 namespace rdelta::cli {
@@ -143,11 +142,9 @@ int enter_target_folder(request& req, const invocation& inv) {
     auto name = resolve(path, req.name_in_dir);
     if (!name) return report(inv, name.err());
     req.files[at] = *name;
-#ifdef RDELTA_TESTING
-    // Test hook (tests/cli/push_test.py): stopped (SIGSTOP) once in the folder,
-    // until continued, so that the folder's name can be swapped meanwhile.
-    if (std::getenv("RDELTA_TEST_STOP_IN_TARGET_FOLDER")) std::raise(SIGSTOP);
-#endif
+    // rdelta-test stops here (tests/cli/push_test.py), so that the folder's name
+    // can be swapped while the command works in it.
+    detail::test_hooks::target_folder_entered();
     return exit_success;
 }
 

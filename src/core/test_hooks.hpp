@@ -40,6 +40,9 @@ bool gather_forced() noexcept;
 /// moved in, a point deleted) or is about to be (a committed journal moved in).
 void history_step() noexcept;
 
+/// The command's folder of `--name-in-dir` was entered (the tool's target_folder).
+void target_folder_entered() noexcept;
+
 /// The journal batches of `patch --in-place` (the tool's in_place_options): left
 /// as they are outside test programs.
 void steer_in_place(std::uint64_t& batch_bytes, std::function<void(std::uint64_t)>& after_batch);

@@ -14,6 +14,8 @@ bool gather_forced() noexcept {
 
 void history_step() noexcept {}
 
+void target_folder_entered() noexcept {}
+
 void steer_in_place(std::uint64_t&, std::function<void(std::uint64_t)>&) {}
 
 }  // namespace rdelta::detail::test_hooks

@@ -300,7 +300,7 @@ def stopped_process(words, timeout=20):
     return None
 
 
-def into_directory(rdelta, work, ssh):
+def into_directory(rdelta, rdelta_test, work, ssh):
     """A remote PATH that is a directory, with or without a '/', takes the image
     inside it under its own name, as scp and rsync do; the remote side works in the
     directory it opened, whatever that name leads to meanwhile."""
@@ -338,7 +338,7 @@ def into_directory(rdelta, work, ssh):
     # opened, not the copy.
     stopper = os.path.join(work, "rdelta-stops")
     with open(stopper, "w") as f:
-        f.write(f"#!/bin/sh\n[ \"$1\" = patch ] && export RDELTA_TEST_STOP_IN_TARGET_FOLDER=1\nexec '{rdelta}' \"$@\"\n")
+        f.write(f"#!/bin/sh\n[ \"$1\" = patch ] && export RDELTA_TEST_STOP_IN_TARGET_FOLDER=1\nexec '{rdelta_test}' \"$@\"\n")
     os.chmod(stopper, 0o755)
     before, new = content(inside), edit(image, rng, 5)
     push = subprocess.Popen(p.args(image, "root@127.0.0.1:" + folder + "/", remote=stopper),
@@ -586,7 +586,7 @@ def main():
         try:
             scenarios(rdelta, rdelta_test, work, ssh, direct)
             sparse_image(rdelta, work, ssh)
-            into_directory(rdelta, work, ssh)
+            into_directory(rdelta, rdelta_test, work, ssh)
             missing_directories(rdelta, work, ssh)
             shared_store(rdelta, work, ssh)
             errors(rdelta, work, ssh, direct)

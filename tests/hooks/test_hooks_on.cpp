@@ -6,6 +6,7 @@
 //   RDELTA_TEST_KILL_AFTER_BATCH=N      SIGKILL right after journal batch N
 //   RDELTA_TEST_STOP_AFTER_BATCH=N      SIGSTOP right after journal batch N (until SIGCONT)
 //   RDELTA_TEST_KILL_AT_HISTORY_STEP=N  SIGKILL right after the Nth history step
+//   RDELTA_TEST_STOP_IN_TARGET_FOLDER=1 SIGSTOP once in the folder of --name-in-dir
 //
 // Linked into test programs only, as an object ahead of the library's archive:
 // each function here must have its namesake in src/core/test_hooks_off.cpp.
@@ -55,6 +56,10 @@ void history_step() noexcept {
     static const std::uint64_t kill_at = number_from("RDELTA_TEST_KILL_AT_HISTORY_STEP");
     static std::atomic<std::uint64_t> steps{0};
     if (kill_at > 0 && steps.fetch_add(1, std::memory_order_relaxed) + 1 == kill_at) std::raise(SIGKILL);
+}
+
+void target_folder_entered() noexcept {
+    if (number_from("RDELTA_TEST_STOP_IN_TARGET_FOLDER") > 0) std::raise(SIGSTOP);
 }
 
 void steer_in_place(std::uint64_t& batch_bytes, std::function<void(std::uint64_t)>& after_batch) {
