@@ -8,8 +8,8 @@ import re
 import sys
 
 # Lowest first. A folder may include from the folders before it.
-ORDER = ["core", "cpu", "checksum", "format", "match", "signature", "delta", "patch", "compress", "fs", "process",
-         "input", "output", "image", "history", "capi", "cli"]
+ORDER = ["core", "cpu", "checksum", "format", "match", "signature", "delta", "patch", "compress", "fs", "inplace", "file",
+         "history", "capi", "cli"]
 rank = {name: i for i, name in enumerate(ORDER)}
 src = sys.argv[1]
 passed = failed = 0

@@ -60,7 +60,7 @@ def main():
     rank = {name: i for i, name in enumerate(order)}
     passed = failed = 0
     # A planted inversion is found, a downward use is not.
-    planted = {"a.o": ("core", set(), {"_Z2upv"}), "b.o": ("image", {"_Z2upv"}, {"_Z4downv"}),
+    planted = {"a.o": ("core", set(), {"_Z2upv"}), "b.o": ("inplace", {"_Z2upv"}, {"_Z4downv"}),
                "c.o": ("core", {"_Z4downv"}, set())}
     if [(o, s) for o, s, _, _ in inversions(planted, rank)] == [("a.o", "_Z2upv")]:
         passed += 1

@@ -69,7 +69,7 @@ private:
     friend result<std::unique_ptr<manifest_storage>> open_manifest_file(const in_place_fd& image);
     friend class history;
     in_place_fd();
-    struct state;  // its descriptors, names and identity (src/image/in_place_fd_state.hpp)
+    struct state;  // its descriptors, names and identity (src/inplace/in_place_fd_state.hpp)
     std::unique_ptr<state> s_;
 };
 

@@ -109,7 +109,7 @@ private:
     result<void> publish();
     void drop_written_pages(bool final);
     void start_writeback();
-    struct state;  // its descriptors, names and positions (src/output/output_file_state.hpp)
+    struct state;  // its descriptors, names and positions (src/file/output_file_state.hpp)
     std::unique_ptr<state> s_;
 };
 

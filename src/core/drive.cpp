@@ -1,7 +1,7 @@
 // drive.cpp - job_pump and drive_job (rdelta/drive.hpp).
 #include <rdelta/drive.hpp>
 
-#include "core/aligned_buffer.hpp"
+#include "aligned_buffer.hpp"
 
 #include <algorithm>
 #include <new>

@@ -5,7 +5,7 @@
 #include "core/posix_io.hpp"
 #include "core/test_hooks.hpp"
 #include "fs/path_walk.hpp"
-#include "image/in_place_fd_state.hpp"
+#include "inplace/in_place_fd_state.hpp"
 
 #include <rdelta/in_place_fd.hpp>
 

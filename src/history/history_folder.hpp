@@ -3,8 +3,8 @@
 // ours (rdelta/history.hpp says which files are followed).
 #pragma once
 
-#include "format/point_format.hpp"
-#include "patch/journal_reader.hpp"
+#include "inplace/journal_reader.hpp"
+#include "inplace/point_format.hpp"
 
 #include <rdelta/history.hpp>
 #include <rdelta/journal.hpp>

@@ -1,4 +1,5 @@
 // signature.cpp - the in-memory signature and the job that makes signature files.
+#include "block_records.hpp"
 #include "checksum/strong_sum.hpp"
 #include "checksum/weak_sum.hpp"
 #include "core/exception_guard.hpp"
@@ -6,8 +7,7 @@
 #include "core/parallel.hpp"
 #include "format/signature_format.hpp"
 #include "match/block_index.hpp"
-#include "signature/block_records.hpp"
-#include "signature/slice_size.hpp"
+#include "slice_size.hpp"
 
 #include <rdelta/signature.hpp>
 

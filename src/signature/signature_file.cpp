@@ -8,7 +8,7 @@
 #include "core/exception_guard.hpp"
 #include "core/parallel.hpp"
 #include "format/signature_format.hpp"
-#include "signature/slice_size.hpp"
+#include "slice_size.hpp"
 
 #include <rdelta/patch.hpp>
 #include <rdelta/signature.hpp>
