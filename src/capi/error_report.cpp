@@ -102,7 +102,12 @@ void report_failure(const rs_job& job, const error& e) {
             case rs_job::kind::loadsig: loadsig_error(job, e); break;
             case rs_job::kind::patch: patch_error(job, e); break;
             case rs_job::kind::signature: log(RS_LOG_ERR, "rs_sig_args", "%s", e.message.c_str()); break;
-            case rs_job::kind::delta: log(RS_LOG_ERR, "rs_delta_begin", "%s", e.message.c_str()); break;
+            case rs_job::kind::delta:
+                if (e.code == errc::input_ended && e.message.find("LITERAL data") != std::string::npos)
+                    log(RS_LOG_ERR, "rs_tube_catchup", "reached end of file while copying data");
+                else
+                    log(RS_LOG_ERR, "rs_delta_begin", "%s", e.message.c_str());
+                break;
         }
     }
     log(RS_LOG_ERR, "rs_job_complete", "%s job failed: %s", job.name(), rs_strerror(static_cast<rs_result>(e.code)));

@@ -1,14 +1,18 @@
 // job_api.cpp - the streaming ("push") API: rs_*_begin(), rs_job_iter(),
 // rs_job_drive(), rs_job_statistics(), rs_job_free(), on top of rdelta::job.
 //
-// Input is passed straight through: like librsync 2.3.2 (checked against Debian's
-// library), a job may leave input in next_in/avail_in when its output window is
-// full, and the caller offers it again. Outputs never depend on the chunking,
-// except a slack delta's (empty signature), where each call's input is one LITERAL;
-// our delta jobs always take all input, so that holds.
+// Each call takes and gives what librsync 2.3.2's takes and gives (checked against
+// Debian's library call by call, tests/capi/roundtrip.c's call traces): the
+// signature and delta jobs are made with librsync's pacing (core/job_pacing.hpp),
+// so output held from an earlier call goes out before any input is taken, and a
+// job may leave input in next_in/avail_in, which the caller offers again; loadsig
+// and patch jobs take and give as librsync's do as they are. Outputs never depend
+// on the chunking, except a slack delta's (empty signature), where the input
+// offered when the job is ready for more becomes one LITERAL, as in librsync.
 #include "capi.hpp"
 #include "delta/delta_job.hpp"
 #include "match/index_access.hpp"
+#include "signature/signature_job.hpp"
 
 #include <rdelta/delta.hpp>
 
@@ -127,7 +131,8 @@ rs_job* sig_begin(size_t block_len, size_t strong_len, rs_magic_number sig_magic
     req.strong_len = static_cast<std::int64_t>(strong_len);
     auto resolved = rdelta::resolve_sig_params(req);
     if (resolved)
-        job->impl = rdelta::make_signature_job(resolved->params);
+        job->impl =
+            rdelta::detail::make_signature_job_paced(resolved->params, {}, rdelta::detail::job_pacing::librsync);
     else
         job->impl = std::make_unique<failed_job>(std::move(resolved).err());
     return job;
@@ -159,7 +164,8 @@ rs_job* delta_begin(rs_signature_t* sig) {
     options.checksum = false;     // librsync's exact bytes: nothing after END
     options.max_strong_work = 0;  // librsync has no work budget
     // Each buffer is scanned as it comes, so the statistics (strong sums computed) are librsync's.
-    job->impl = rdelta::detail::make_delta_job_gathering(sig ? sig->sig : empty, options, 0);
+    job->impl = rdelta::detail::make_delta_job_gathering(sig ? sig->sig : empty, options, 0,
+                                                         rdelta::detail::job_pacing::librsync);
     return job;
 }
 

@@ -1,6 +1,7 @@
 // delta.cpp - delta jobs: the slack delta of an empty signature, and the
 // streaming wrapper around the matcher (matcher.hpp holds the exact algorithm).
 #include "core/exception_guard.hpp"
+#include "core/job_pacing.hpp"
 #include "core/output_queue.hpp"
 #include "core/test_hooks.hpp"
 #include "delta_job.hpp"
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <string>
 
 namespace rdelta {
 
@@ -24,37 +26,75 @@ namespace {
 // An empty signature: each input chunk becomes one literal (librsync's "slack" delta).
 class slack_delta_job final : public job {
 public:
-    slack_delta_job(bool checksum, const std::optional<std::array<std::uint8_t, 16>>& basis_root)
-        : writer_(out_, stats_), checksum_(checksum), basis_root_(basis_root) {
+    slack_delta_job(bool checksum, const std::optional<std::array<std::uint8_t, 16>>& basis_root,
+                    detail::job_pacing pacing)
+        : writer_(out_, stats_), checksum_(checksum), basis_root_(basis_root), pacing_(pacing) {
         stats_.op = "delta";
         writer_.magic(static_cast<std::uint32_t>(magic::delta));
     }
 
     result<job_status> iterate(buffers& io) override {
+        if (pacing_ == detail::job_pacing::librsync) return iterate_paced(io);
         if (io.avail_in > 0) {
             writer_.literal(io.next_in, io.avail_in);
             sum_.update(io.next_in, io.avail_in);
             stats_.in_bytes += static_cast<std::int64_t>(io.avail_in);
             io.next_in += io.avail_in, io.avail_in = 0;
         }
-        if (io.eof_in && !ended_) {
-            writer_.end();
-            if (checksum_)
-                sum_.write_trailer(out_.reserve(detail::stream_checksum::trailer_size(true, basis_root_)), basis_root_);
-            ended_ = true;
-        }
+        if (io.eof_in && !ended_) end();
         stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
         return ended_ && out_.empty() ? job_status::done : job_status::blocked;
     }
     const job_stats& stats() const noexcept override { return stats_; }
 
 private:
+    // librsync's pace (job_pacing.hpp): once the output held is out, the input
+    // offered becomes one LITERAL, whose bytes are then copied from the input as
+    // the output has room, and taken only as they are copied: the caller offers
+    // the rest again, as librsync's tube copies a literal straight from the input.
+    result<job_status> iterate_paced(buffers& io) {
+        for (;;) {
+            stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
+            if (!out_.empty()) return job_status::blocked;
+            if (literal_left_ > 0) {
+                const std::size_t n = std::min({literal_left_, io.avail_in, io.avail_out});
+                if (n) std::memcpy(io.next_out, io.next_in, n);
+                if (checksum_) sum_.update(io.next_in, n);
+                io.next_in += n, io.avail_in -= n, io.next_out += n, io.avail_out -= n;
+                stats_.in_bytes += static_cast<std::int64_t>(n), stats_.out_bytes += static_cast<std::int64_t>(n);
+                literal_left_ -= n;
+                if (literal_left_ > 0 && io.eof_in && io.avail_in == 0)
+                    return fail(errc::input_ended,
+                                "delta: input ended while copying LITERAL data: " + std::to_string(literal_left_) +
+                                    " bytes offered before were not offered again");
+                if (literal_left_ > 0) return job_status::blocked;
+            }
+            if (io.avail_in > 0) {
+                writer_.literal_command(io.avail_in);
+                literal_left_ = io.avail_in;
+            } else if (io.eof_in && !ended_) {
+                end();
+            } else {
+                return ended_ ? job_status::done : job_status::blocked;
+            }
+        }
+    }
+
+    void end() {
+        writer_.end();
+        if (checksum_)
+            sum_.write_trailer(out_.reserve(detail::stream_checksum::trailer_size(true, basis_root_)), basis_root_);
+        ended_ = true;
+    }
+
     detail::output_queue out_;
     job_stats stats_;
     detail::command_writer writer_;
     detail::stream_checksum sum_;
     bool checksum_;
     std::optional<std::array<std::uint8_t, 16>> basis_root_;
+    detail::job_pacing pacing_;
+    std::size_t literal_left_ = 0;  // librsync's pace: bytes of the last LITERAL not copied yet
     bool ended_ = false;
 };
 
@@ -66,7 +106,7 @@ template <weak_kind Kind>
 class delta_job final : public detail::zero_aware_delta_job {
 public:
     delta_job(const signature& sig, delta_options options, std::unique_ptr<const block_index> own_index,
-              std::size_t gather_bytes)
+              std::size_t gather_bytes, detail::job_pacing pacing)
         : own_index_(std::move(own_index)),
           index_(own_index_ ? *own_index_ : *detail::index_access::of(sig)),
           block_len_(sig.params().block_len),
@@ -75,6 +115,7 @@ public:
           checksum_(options.checksum),
           basis_root_(options.basis_root),
           gather_bytes_(gather_bytes),
+          pacing_(pacing),
           work_per_byte_(work_factor(sig, options.max_strong_work)),
           writer_(out_, stats_),
           matcher_(index_, block_len_, strong_, writer_, stats_, budget_, options.in_place_safe) {
@@ -84,6 +125,12 @@ public:
 
     result<job_status> iterate(buffers& io) override {
         if (auto over = check_budget(); !over) return over.err();  // also after feed_zeros
+        if (pacing_ == detail::job_pacing::librsync) {
+            // librsync's pace (job_pacing.hpp): its job scans only once all it made
+            // is out, and then takes all the input offered.
+            stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
+            if (!out_.empty()) return job_status::blocked;
+        }
         if (io.avail_in > 0 && !ended_) {
             // Kept bytes passed again were counted and summed when they came first.
             const std::size_t repeated = repeats_kept_ ? std::min(carry_.size(), io.avail_in) : 0;
@@ -339,7 +386,8 @@ private:
     const unsigned threads_;
     const bool checksum_;
     const std::optional<std::array<std::uint8_t, 16>> basis_root_;
-    const std::size_t gather_bytes_;     // 0: every input is scanned as it comes
+    const std::size_t gather_bytes_;  // 0: every input is scanned as it comes
+    const detail::job_pacing pacing_;
     const std::uint64_t work_per_byte_;  // 0: no budget
     detail::work_budget budget_;
     std::optional<error> failed_;
@@ -361,7 +409,7 @@ private:
 namespace detail {
 
 result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, delta_options options,
-                                                                      std::size_t gather_bytes) {
+                                                                      std::size_t gather_bytes, job_pacing pacing) {
     std::unique_ptr<const block_index> own;
     const block_index* shared = index_access::of(sig);
     if (!shared || shared->keeps_duplicates() != options.in_place_safe) {
@@ -371,9 +419,9 @@ result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const sign
     }
     std::unique_ptr<zero_aware_delta_job> j;
     if (sig.params().format().weak == weak_kind::rollsum)
-        j = std::make_unique<delta_job<weak_kind::rollsum>>(sig, options, std::move(own), gather_bytes);
+        j = std::make_unique<delta_job<weak_kind::rollsum>>(sig, options, std::move(own), gather_bytes, pacing);
     else
-        j = std::make_unique<delta_job<weak_kind::rabinkarp>>(sig, options, std::move(own), gather_bytes);
+        j = std::make_unique<delta_job<weak_kind::rabinkarp>>(sig, options, std::move(own), gather_bytes, pacing);
     return j;
 }
 
@@ -403,10 +451,12 @@ std::size_t small_input_gather(const signature& sig, unsigned threads) {
 }  // namespace
 
 namespace detail {
-std::unique_ptr<job> make_delta_job_gathering(const signature& sig, delta_options options, std::size_t gather_bytes) {
+std::unique_ptr<job> make_delta_job_gathering(const signature& sig, delta_options options, std::size_t gather_bytes,
+                                              job_pacing pacing) {
     return make_guarded_job("delta", [&]() -> std::unique_ptr<job> {
-        if (sig.block_count() == 0) return std::make_unique<slack_delta_job>(options.checksum, options.basis_root);
-        auto j = make_scanning_delta_job(sig, options, gather_bytes);
+        if (sig.block_count() == 0)
+            return std::make_unique<slack_delta_job>(options.checksum, options.basis_root, pacing);
+        auto j = make_scanning_delta_job(sig, options, gather_bytes, pacing);
         if (!j) return make_failed_job(std::move(j).err());
         return std::unique_ptr<job>(std::move(*j));
     });
@@ -415,7 +465,8 @@ std::unique_ptr<job> make_delta_job_gathering(const signature& sig, delta_option
 
 std::unique_ptr<job> make_delta_job(const signature& sig, delta_options options) {
     return detail::make_delta_job_gathering(sig, options,
-                                            sig.block_count() == 0 ? 0 : small_input_gather(sig, options.threads));
+                                            sig.block_count() == 0 ? 0 : small_input_gather(sig, options.threads),
+                                            detail::job_pacing::batched);
 }
 
 }  // namespace rdelta

@@ -2,6 +2,8 @@
 // new file's holes are (delta_file.cpp).
 #pragma once
 
+#include "core/job_pacing.hpp"
+
 #include <rdelta/delta.hpp>
 #include <rdelta/io.hpp>
 #include <rdelta/job.hpp>
@@ -44,13 +46,19 @@ public:
 /// when that was built with the duplicate policy `options.in_place_safe` needs, and
 /// builds (and owns) one otherwise. With `gather_bytes`, inputs passed to
 /// iterate() smaller than that are collected and scanned together (the output is
-/// the same); drivers that use feed_zeros and kept_bytes pass 0.
+/// the same); drivers that use feed_zeros and kept_bytes pass 0. push_to() and
+/// push_zeros_to() need the batched pacing: librsync's scans nothing while output
+/// is held, and they offer no output window.
 result<std::unique_ptr<zero_aware_delta_job>> make_scanning_delta_job(const signature& sig, delta_options options,
-                                                                      std::size_t gather_bytes = 0);
+                                                                      std::size_t gather_bytes = 0,
+                                                                      job_pacing pacing = job_pacing::batched);
 
-/// make_delta_job() with a gathering size of the caller's choice (0: none). The
-/// C API passes 0: it reports librsync's statistics, which count the strong sums
-/// computed, and a scan over gathered input also hashes blocks ahead of a match.
-std::unique_ptr<job> make_delta_job_gathering(const signature& sig, delta_options options, std::size_t gather_bytes);
+/// make_delta_job() with a gathering size (0: none) and a pacing of the caller's
+/// choice. The C API passes 0: it reports librsync's statistics, which count the
+/// strong sums computed, and a scan over gathered input also hashes blocks ahead
+/// of a match; and librsync's pacing, so that each rs_job_iter() call takes and
+/// gives what librsync's would.
+std::unique_ptr<job> make_delta_job_gathering(const signature& sig, delta_options options, std::size_t gather_bytes,
+                                              job_pacing pacing);
 
 }  // namespace rdelta::detail

@@ -32,21 +32,20 @@ public:
         // the queue, which hands them on in pieces of its threshold.
         const bool direct = zeros == 0 && len >= pass_through_min && len <= pass_through_max;
         std::uint8_t* o = out_.reserve(1 + w + (direct ? 0 : total));
-        if (w == 0) {
-            o[0] = static_cast<std::uint8_t>(total);
-        } else {
-            o[0] = static_cast<std::uint8_t>(op_literal_n1 + width_index(w));
-            put_be(o + 1, total, w);
-        }
+        literal_opcode(o, total, w);
         if (direct) {
             if (!out_.pass_through(data, len)) out_.append(data, len);
         } else {
             if (len) std::memcpy(o + 1 + w, data, len);
             std::memset(o + 1 + w + len, 0, zeros);
         }
-        stats_.lit_cmds += 1;
-        stats_.lit_bytes += static_cast<std::int64_t>(total);
-        stats_.lit_cmdbytes += 1 + w;
+    }
+
+    /// The opcode and length of a LITERAL of `len` bytes, which the caller then
+    /// writes itself.
+    void literal_command(std::uint64_t len) {
+        const int w = len <= 0x40 ? 0 : int_width(len);
+        literal_opcode(out_.reserve(1 + w), len, w);
     }
 
     void copy(std::uint64_t pos, std::uint64_t len) {
@@ -61,6 +60,19 @@ public:
     }
 
 private:
+    // Writes a LITERAL's opcode and `w`-byte length (none: in the opcode) at `o`.
+    void literal_opcode(std::uint8_t* o, std::uint64_t len, int w) {
+        if (w == 0) {
+            o[0] = static_cast<std::uint8_t>(len);
+        } else {
+            o[0] = static_cast<std::uint8_t>(op_literal_n1 + width_index(w));
+            put_be(o + 1, len, w);
+        }
+        stats_.lit_cmds += 1;
+        stats_.lit_bytes += static_cast<std::int64_t>(len);
+        stats_.lit_cmdbytes += 1 + w;
+    }
+
     static constexpr std::uint64_t pass_through_min = 8192, pass_through_max = 65536;
     output_queue& out_;
     job_stats& stats_;

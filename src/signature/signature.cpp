@@ -7,13 +7,14 @@
 #include "core/parallel.hpp"
 #include "format/signature_format.hpp"
 #include "match/block_index.hpp"
+#include "signature_job.hpp"
 #include "slice_size.hpp"
 
 #include <rdelta/signature.hpp>
 
 #include <algorithm>
 #include <cstring>
-
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -73,8 +74,8 @@ namespace {
 // buffer when possible, a partial one through `pending_`.
 class signature_job final : public job {
 public:
-    signature_job(const sig_params& params, job_options options)
-        : params_(params), threads_(options.threads ? options.threads : detail::default_threads()) {
+    signature_job(const sig_params& params, job_options options, detail::job_pacing pacing)
+        : params_(params), threads_(options.threads ? options.threads : detail::default_threads()), pacing_(pacing) {
         stats_.op = "signature";
     }
 
@@ -83,6 +84,7 @@ public:
         if (!started_) {
             if (auto checked = start(); !checked) return *(failed_ = std::move(checked).err());
         }
+        if (pacing_ == detail::job_pacing::librsync) return iterate_paced(io);
         consume(io);
         stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
         if (io.eof_in && io.avail_in == 0 && out_.empty()) {
@@ -100,6 +102,36 @@ public:
     const job_stats& stats() const noexcept override { return stats_; }
 
 private:
+    // librsync's pace (job_pacing.hpp): its job writes the header, then reads a block
+    // whenever everything it made is out, and writes the block's record at once. So
+    // the output held goes first; then, while none is held, a call takes a block for
+    // each record its window has room for and one more, whose record is held.
+    job_status iterate_paced(buffers& io) {
+        const std::size_t bl = params_.block_len, record = params_.record_size();
+        for (;;) {
+            stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
+            if (!out_.empty()) return job_status::blocked;
+            if (io.avail_in == 0) break;
+            const std::size_t blocks = io.avail_out / record + 1;
+            const std::size_t most = blocks > std::numeric_limits<std::size_t>::max() / bl
+                                         ? std::numeric_limits<std::size_t>::max()
+                                         : blocks * bl - pending_.size() % bl;
+            buffers part = io;
+            part.avail_in = std::min(io.avail_in, most);
+            const std::size_t offered = part.avail_in;
+            consume(part);
+            io.next_in = part.next_in, io.avail_in -= offered - part.avail_in;
+        }
+        if (!io.eof_in) return job_status::blocked;
+        if (!pending_.empty()) {  // the short last block
+            emit_blocks(pending_.data(), pending_.size());
+            pending_.clear();
+            stats_.out_bytes += static_cast<std::int64_t>(out_.drain(io));
+            if (!out_.empty()) return job_status::blocked;
+        }
+        return job_status::done;
+    }
+
     result<void> start() {
         started_ = true;
         // Re-validate as librsync's job does (size unknown: no minimum-length warning).
@@ -176,6 +208,7 @@ private:
 
     sig_params params_;
     unsigned threads_;
+    detail::job_pacing pacing_;
     sig_format format_;
     bool started_ = false;
     std::optional<error> failed_;
@@ -188,7 +221,12 @@ private:
 }  // namespace
 
 std::unique_ptr<job> make_signature_job(const sig_params& params, job_options options) {
-    return detail::make_guarded_job("signature", [&] { return std::make_unique<signature_job>(params, options); });
+    return detail::make_signature_job_paced(params, options, detail::job_pacing::batched);
+}
+
+std::unique_ptr<job> detail::make_signature_job_paced(const sig_params& params, job_options options,
+                                                      job_pacing pacing) {
+    return make_guarded_job("signature", [&] { return std::make_unique<signature_job>(params, options, pacing); });
 }
 
 }  // namespace rdelta

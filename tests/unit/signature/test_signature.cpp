@@ -1,6 +1,7 @@
 // test_signature.cpp - signature bytes, loading, and the loader's error order.
 #include "checksum/strong_sum.hpp"
 #include "file_with_hole.hpp"
+#include "signature/signature_job.hpp"
 #include "signature/slice_size.hpp"
 #include "test_helpers.hpp"
 
@@ -254,4 +255,37 @@ TEST_CASE("the signature job writes each block's record on the call that complet
             CHECK(out == *whole);
         }
     }
+}
+
+TEST_CASE("librsync pacing: the signature job holds at most the header or one record, and gives the same bytes") {
+    // As librsync's job, which reads a block only once all it made is out (the C API's).
+    const sig_params p = params(0x72730146u, 64, 8);
+    const std::size_t header = 12, record = p.record_size();
+    const auto data = test::random_bytes(40 * 64 + 30, 12);
+    auto whole = make_signature(data, p);
+    REQUIRE(whole.ok());
+    for (const std::size_t step : {std::size_t{1}, std::size_t{64}, std::size_t{1000}, data.size()})
+        for (const std::size_t window_size :
+             {std::size_t{1}, std::size_t{5}, record, std::size_t{100}, std::size_t{1} << 16}) {
+            CAPTURE(step);
+            CAPTURE(window_size);
+            auto j = detail::make_signature_job_paced(p, job_options{1}, detail::job_pacing::librsync);
+            test::bytes out;
+            std::vector<std::uint8_t> window(window_size);
+            std::size_t off = 0;
+            for (int guard = 0; guard < 1000000; ++guard) {
+                const std::size_t n = std::min(step, data.size() - off);
+                buffers io{data.data() + off, n, off + n == data.size(), window.data(), window.size()};
+                auto st = j->iterate(io);
+                REQUIRE(st.ok());
+                off += n - io.avail_in;
+                out.insert(out.end(), window.data(), io.next_out);
+                if (*st == job_status::done) break;
+                // Made so far: the header and a record per whole block taken (and for
+                // the short last one once all is taken).
+                const std::size_t made = header + (off == data.size() ? (off + 63) / 64 : off / 64) * record;
+                CHECK(made - out.size() <= std::max(header, record));
+            }
+            CHECK(out == *whole);
+        }
 }
