@@ -7,7 +7,8 @@ Both EXEs are tests/capi/roundtrip.c, linked to our library and to Debian's. ldd
 must show each loading the library it is meant to; our library must have the soname
 librsync.so.2 and export exactly Debian's symbols. Each program checks itself; then
 every file the two write must be identical (log lines of the hash-table probe count
-"weak sum compares", which librsync's table layout decides, are masked), and each
+"weak sum compares", which librsync's table layout decides, are masked; the call
+traces of deltas may differ as RELAXED_TRACE says, keeping what a client sees), and each
 signature and delta listed in the manifest must equal what /usr/bin/rdiff (on
 Debian's library) makes from the same inputs. Last, Debian's rdiff is run on both
 libraries for -s statistics and error cases: exit code, stderr (up to timings and
@@ -53,6 +54,58 @@ def normalize(name, data):
         # Probe counts depend on librsync's hash-table layout; ours differ by design.
         data = re.sub(rb"\d+ \(\d+\.\d+x\) weak sum compares", b"N (x) weak sum compares", data)
     return data
+
+
+def parse_trace(data):
+    """A call trace of roundtrip.c as [(consumed, produced, result)] per call, and
+    the total output line."""
+    calls, total = [], None
+    for line in data.decode().splitlines():
+        if line.startswith("output "):
+            total = line
+            continue
+        span, _, consumed, _, produced, result = line.split(" ", 5)
+        first, _, last = span.partition("-")
+        calls += [(int(consumed), int(produced), result)] * (int(last or first) - int(first) + 1)
+    return calls, total
+
+
+# The call traces that may differ from librsync's call by call: a delta's with a
+# signature (not the slack delta's, trace-delta-slack-...) fed more than a block per
+# call. librsync's scan stops at the first command whose output does not fit and
+# scans the rest of the input it took on later calls; ours scans all the input it
+# takes at once (stopping where librsync does would take a scan call per byte). With
+# several blocks per call and an output window smaller than a command, librsync's
+# queue therefore empties, and it takes the next input, on other calls than ours.
+# What a client notices stays: on every call where librsync takes or gives bytes
+# ours does too, our output is never behind librsync's, and the job ends no later.
+RELAXED_TRACE = re.compile(r"trace-delta-(?:md4|blake2)-\w+-b(\d+)-i(\d+)-o\d+\.txt")
+
+
+def trace_is_relaxed(name):
+    m = RELAXED_TRACE.fullmatch(name)
+    return bool(m) and int(m.group(2)) > int(m.group(1))
+
+
+def relaxed_trace_failure(name, debian, ours):
+    """Why the trace `ours` is not as good as `debian` for a client, or None."""
+    (d_calls, d_total), (o_calls, o_total) = parse_trace(debian), parse_trace(ours)
+    if d_total != o_total:
+        return f"{o_total} on ours, {d_total} on Debian's"
+    if not d_calls or not o_calls or d_calls[-1][2] != "DONE" or o_calls[-1][2] != "DONE":
+        return "a job did not end with DONE"
+    if len(o_calls) > len(d_calls):
+        return f"ours ends on call {len(o_calls)}, Debian's on call {len(d_calls)}"
+    d_out = o_out = 0
+    for i, (d, o) in enumerate(zip(d_calls, o_calls), 1):
+        d_out, o_out = d_out + d[1], o_out + o[1]
+        if o_out < d_out:
+            return f"call {i}: ours has given {o_out} bytes, Debian's {d_out}"
+        if (d[0] or d[1]) and not (o[0] or o[1]):
+            return f"call {i}: ours took and gave nothing, Debian's took {d[0]} and gave {d[1]} bytes"
+        if o[2] not in ("BLOCKED", "DONE"):
+            return f"call {i}: ours returned {o[2]}"
+    return None
 
 
 def mask_timing(data):
@@ -194,14 +247,19 @@ def main():
     ours_names = sorted(f.name for f in dirs["ours"].iterdir())
     if names != ours_names:
         fail(f"file sets differ: {sorted(set(names) ^ set(ours_names))}")
-    compared = 0
+    compared = relaxed = 0
     for name in names:
         if name not in ours_names:
             continue
         a = normalize(name, (dirs["debian"] / name).read_bytes())
         b = normalize(name, (dirs["ours"] / name).read_bytes())
         compared += 1
-        if a != b:
+        if a != b and trace_is_relaxed(name):
+            relaxed += 1
+            why = relaxed_trace_failure(name, a, b)
+            if why:
+                fail(f"{name}: {why}")
+        elif a != b:
             if name.endswith(".txt"):
                 al, bl = a.splitlines(), b.splitlines()
                 i = next((k for k in range(min(len(al), len(bl))) if al[k] != bl[k]), min(len(al), len(bl)))
@@ -232,7 +290,8 @@ def main():
     rdiff_cases_run = compare_rdiff_runs(root, args.rdiff, os.path.dirname(ours_lib))
 
     print(f"same {len(exported['ours'])} exported symbols as Debian's librsync.so.2; "
-          f"compared {compared} files with Debian's library, {rdiff_runs} outputs with rdiff, "
+          f"compared {compared} files with Debian's library ({relaxed} delta call traces that differ only as "
+          f"RELAXED_TRACE allows), {rdiff_runs} outputs with rdiff, "
           f"{rdiff_cases_run} rdiff runs (exit code, stderr, output) on both libraries; "
           f"{failures} failures", flush=True)
     if failures:

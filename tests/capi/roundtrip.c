@@ -593,12 +593,12 @@ typedef struct {
     const buf_t* expect; /* the output every chunking must give (NULL: any) */
 } traced_t;
 
-/* One case with input a block and a byte per call, each into 1-byte, one-block
- * and large output buffers. */
+/* One case with input a block, a byte and 1000 bytes (blocks and a piece) per
+ * call, each into 1-byte, one-block and large output buffers. */
 static void trace_cases(const char* name, const traced_t* t, const buf_t* in) {
-    const size_t in_steps[] = {t->block_len, 1}, outs[] = {1, t->block_len, 65536};
+    const size_t in_steps[] = {t->block_len, 1, 1000}, outs[] = {1, t->block_len, 65536};
     unsigned i, o;
-    for (i = 0; i < 2; i++)
+    for (i = 0; i < 3; i++)
         for (o = 0; o < 3; o++) {
             buf_t out = {0};
             rs_signature_t* loaded = NULL;
@@ -697,6 +697,25 @@ static void call_traces(void) {
         memset(&t, 0, sizeof t);
         t.kind = T_DELTA, t.block_len = 64, t.sig = load_signature(&empty);
         trace_cases("delta-slack", &t, &newf);
+        {
+            /* Its LITERAL's bytes are taken as they are copied out: input that is
+             * not offered again ends the job (result and log lines compared). */
+            rs_job_t* job = rs_delta_begin(t.sig);
+            rs_buffers_t b;
+            char window[100];
+            int k;
+            memset(&b, 0, sizeof b);
+            b.next_in = (char*)newf.p, b.avail_in = 100;
+            for (k = 0; k < 2; k++) {
+                rs_result r;
+                b.next_out = window, b.avail_out = k ? sizeof window : 10;
+                if (k == 1) b.avail_in = 0, b.eof_in = 1;
+                r = rs_job_iter(job, &b);
+                fprintf(log_file, "slack delta, input not offered again: call %d result %d, %zu bytes out\n", k, (int)r,
+                        (size_t)(b.next_out - window));
+            }
+            rs_job_free(job);
+        }
         rs_free_sumset(t.sig);
     }
     free(empty.p);
