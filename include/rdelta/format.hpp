@@ -59,6 +59,11 @@ struct RDELTA_API sig_params {
     std::size_t record_size() const noexcept { return 4 + std::size_t{strong_len}; }
 };
 
+/// The parameters `rdelta signature` picks for a basis of `basis_size` bytes in
+/// `format`: the recommended block length for that size and full strong sums.
+/// (A default-constructed sig_params has rdiff's block length for streams, 2048.)
+RDELTA_API sig_params recommended_sig_params(std::uint64_t basis_size, sig_format format = {});
+
 /// What the caller asks for; zero fields mean "recommended" as in rs_sig_args().
 struct RDELTA_API sig_request {
     std::optional<std::uint64_t> basis_size;  ///< size of the basis; none when unknown (a stream)

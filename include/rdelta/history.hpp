@@ -76,10 +76,6 @@ protected:
     friend struct history_access;
 };
 
-/// Whether `journal` (committed, or being committed) carries a point footer: the
-/// patch that wrote it kept history, so recovery keeps it as a point.
-RDELTA_API bool journal_keeps_point(journal_storage& journal);
-
 /// What a restore did.
 struct RDELTA_API restore_stats {
     history_point point;

@@ -118,4 +118,9 @@ class history;
 /// deleted, the point lost).
 RDELTA_API result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal, history* keep);
 
+/// Whether `journal` (committed, or being committed) carries a restore point's
+/// footer: the patch that wrote it kept history, so recovery keeps it as a point
+/// (rdelta/history.hpp).
+RDELTA_API bool journal_keeps_point(journal_storage& journal);
+
 }  // namespace rdelta

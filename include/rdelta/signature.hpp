@@ -105,11 +105,6 @@ RDELTA_API std::unique_ptr<job> make_loadsig_job(signature* out, std::string nam
 /// Parse a whole signature file held in memory.
 RDELTA_API result<signature> load_signature(std::span<const std::uint8_t> bytes, std::string name = "signature");
 
-/// The parameters `rdelta signature` picks for a basis of `basis_size` bytes in
-/// `format`: the recommended block length for that size and full strong sums.
-/// (A default-constructed sig_params has rdiff's block length for streams, 2048.)
-RDELTA_API sig_params recommended_sig_params(std::uint64_t basis_size, sig_format format = {});
-
 /// Make a signature of a whole basis held in memory (sig file bytes); for the
 /// tool's defaults pass recommended_sig_params(basis.size()).
 RDELTA_API result<std::vector<std::uint8_t>> make_signature(std::span<const std::uint8_t> basis,
