@@ -20,7 +20,10 @@
 namespace rdelta::detail {
 
 unsigned default_threads() noexcept {
-    return std::max(1u, std::thread::hardware_concurrency());
+    // Asked once: glibc reads /sys/devices/system/cpu/online on every call, and the
+    // one-shot calls over memory ask for each job.
+    static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return cores;
 }
 
 namespace {
