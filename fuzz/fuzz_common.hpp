@@ -228,6 +228,16 @@ struct xorshift {
     std::size_t below(std::size_t n) noexcept { return n ? static_cast<std::size_t>(next() % n) : 0; }
 };
 
+/// Append `n` bytes, each bits [shift, shift + 8) of the generator's next number:
+/// through a pointer, as a byte pushed at a time costs most of a large input's
+/// making under ASan.
+inline void random_run(bytes& out, std::size_t n, unsigned shift, xorshift& rng) {
+    const std::size_t at = out.size();
+    out.resize(at + n);
+    std::uint8_t* p = out.data() + at;
+    for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(rng.next() >> shift);
+}
+
 /// About `target` bytes: slices of `seed_bytes` with a byte changed, and random runs
 /// of up to `max_run` bytes.
 inline bytes synth_basis(std::span<const std::uint8_t> seed_bytes, std::size_t target, xorshift& rng,
@@ -240,8 +250,7 @@ inline bytes synth_basis(std::span<const std::uint8_t> seed_bytes, std::size_t t
             out.insert(out.end(), seed_bytes.begin(), seed_bytes.end());
             out[at + rng.below(seed_bytes.size())] ^= 0x80;
         } else {
-            const std::size_t n = 1 + rng.below(max_run);
-            for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(rng.next() >> 32));
+            random_run(out, 1 + rng.below(max_run), 32, rng);
         }
     }
     return out;
@@ -265,8 +274,7 @@ inline bytes synth_new(std::span<const std::uint8_t> basis, std::span<const std:
             out.insert(out.end(), payload.begin(), payload.end());
             out.push_back(static_cast<std::uint8_t>(rng.next()));
         } else {
-            const std::size_t n = 1 + rng.below(max_piece >= 40000 || rng.below(4) == 0 ? 40000 : max_piece);
-            for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(rng.next() >> 24));
+            random_run(out, 1 + rng.below(max_piece >= 40000 || rng.below(4) == 0 ? 40000 : max_piece), 24, rng);
         }
     }
     return out;

@@ -7,7 +7,7 @@
 // 0 and 1 included; see fuzz_common.hpp for the contract checks of the driver).
 // In big mode (1 input in 16 x 16, and 1 in 16 of the mutations of an input that
 // took it; see one_in in fuzz_common.hpp; blocks over 4 bytes) the new file is blown up to 33-133 KB and the input
-// windows are sized around 32768 + block length (output windows >= 64 bytes), where the delta job carries
+// windows are sized around 32768 + block length (output windows >= 1024 bytes), where the delta job carries
 // bytes between calls and may start scanning on several cores.
 //   * signature job output == make_signature();
 //   * loadsig job on the (possibly truncated or corrupted) signature == load_signature():
@@ -59,9 +59,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     xorshift rng{big ? p.integral(0, UINT32_MAX) * 0x9e3779b97f4a7c15ull + 1 : 1};
     const chunk_schedule in_sched =
         big ? chunk_schedule::around(p, max_literal_run, 2 * prm.block_len + 256) : chunk_schedule::from(p);
-    // Output windows of a few bytes over a 100 KB output cost seconds; in big mode
-    // output windows are at least 64 bytes (tiny ones are fuzzed on small files).
-    const chunk_schedule out_sched = big ? chunk_schedule::from(p).at_least(64) : chunk_schedule::from(p);
+    // Output windows of a few bytes over a 100 KB output cost seconds, and each call
+    // copies its whole input window afresh (up to 100 KB for 64 bytes of output): in
+    // big mode output windows are at least 1024 bytes, more than any command (tiny
+    // ones are fuzzed on small files).
+    const chunk_schedule out_sched = big ? chunk_schedule::from(p).at_least(1024) : chunk_schedule::from(p);
     const unsigned corruption = p.value<unsigned>(0, 3);  // 0, 1: none; 2: truncate; 3: flip a byte
     const std::size_t corrupt_at = p.value<std::size_t>(0, 65535);
     const std::size_t basis_len = p.value<std::size_t>(0, 8192);
