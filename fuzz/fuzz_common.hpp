@@ -7,8 +7,10 @@
 
 #include "fuzz_data_producer.hpp"
 
+#include <rdelta/basis_reader.hpp>
 #include <rdelta/error.hpp>
 #include <rdelta/job.hpp>
+#include <rdelta/patch.hpp>
 
 #include <algorithm>
 #include <cstdarg>
@@ -204,6 +206,33 @@ inline run_result drive(job& j, std::span<const std::uint8_t> in, chunk_schedule
 /// The same, with one window size each for input and output.
 inline run_result drive(job& j, std::span<const std::uint8_t> in, std::size_t in_chunk, std::size_t out_chunk) {
     return drive(j, in, chunk_schedule(in_chunk), chunk_schedule(out_chunk));
+}
+
+/// A basis of `size` bytes that is never stored: byte i is i * mul + add. A
+/// signature's blocks can cover GiB (block_count * block_len); a basis that long in
+/// memory cost the parser targets most of their time allocating and filling it.
+class pattern_basis final : public basis_reader {
+public:
+    pattern_basis(std::uint64_t size, std::uint8_t mul, std::uint8_t add) noexcept
+        : size_(size), mul_(mul), add_(add) {}
+    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
+        if (pos >= size_) return std::size_t{0};
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size_ - pos));
+        for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>((pos + i) * mul_ + add_);
+        return n;
+    }
+    std::optional<std::uint64_t> size() const override { return size_; }
+
+private:
+    std::uint64_t size_;
+    std::uint8_t mul_, add_;
+};
+
+/// `delta` applied to `basis` by a patch job in one call (what apply_patch does
+/// over a basis in memory).
+inline run_result patch_from(basis_reader& basis, std::span<const std::uint8_t> delta) {
+    auto j = make_patch_job(basis);
+    return drive(*j, delta, std::max<std::size_t>(delta.size(), 1), 8192);
 }
 
 /// A deterministic 1-in-`n` draw on the whole input: FNV-1a of every byte, with
