@@ -15,7 +15,7 @@
 # merged and the executions it reached are printed.
 #
 # Long runs may use a faster sanitizer build than CI's: AddressSanitizer without
-# UBSan, at -O2 (HACKING.md, "Fuzzing"):
+# UBSan, at -O2 (HACKING.md, "Fuzzing"; fuzz/README.md, "Long runs"):
 #   meson setup build-fuzz-asan --buildtype=debugoptimized -Dfuzzing_engine=libfuzzer \
 #       -Dtests=false -Dlibrsync_compat=disabled -Db_sanitize=address -Db_lundef=false \
 #       --native-file .ci/clang.ini
