@@ -209,8 +209,8 @@ inline run_result drive(job& j, std::span<const std::uint8_t> in, std::size_t in
 }
 
 /// A basis of `size` bytes that is never stored: byte i is i * mul + add. A
-/// signature's blocks can cover GiB (block_count * block_len); a basis that long in
-/// memory cost the parser targets most of their time allocating and filling it.
+/// signature's blocks can cover GiB (block_count * block_len), and a basis held in
+/// memory is allocated and filled (ASan poisons it) for every input.
 class pattern_basis final : public basis_reader {
 public:
     pattern_basis(std::uint64_t size, std::uint8_t mul, std::uint8_t add) noexcept

@@ -70,8 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_delta_against(sig, *delta, new_bytes.span());
 
     // COPY commands address whole blocks: none reaches past block_count * block_len.
-    // A basis of up to 64 KiB is held in memory (apply_patch); a longer one is
-    // made as it is read (filling up to GiB cost most of the time).
+    // A basis of up to 64 KiB is held in memory (apply_patch); a longer one (up to
+    // GiB) is made as it is read rather than allocated and filled for every input.
     const std::uint64_t basis_len = std::uint64_t{sig.block_count()} * sig.params().block_len;
     if (basis_len <= (std::uint64_t{1} << 16)) {
         exact_buffer basis(static_cast<std::size_t>(basis_len));
