@@ -7,8 +7,14 @@
 # corpus is rewritten as the seed-* and regress-* files plus the smallest inputs of
 # the old and the grown corpus that cover what they all cover (named by their
 # SHA-1). Prints executions, executions per second and the corpus (files, bytes)
-# before and after. A crash stops the run: its input is copied to ./fuzz-artifacts/
-# (or $FUZZ_ARTIFACTS), nothing is merged, and the script exits 1.
+# before and after. A crash, hang or leak stops the run: its input is copied to
+# ./fuzz-artifacts/ (or $FUZZ_ARTIFACTS), what the run grew until then is merged
+# all the same (libFuzzer keeps only inputs that ran to the end), and the script
+# exits 1.
+#
+# The time limit per input is 60 s (-timeout; a later -timeout=N overrides it):
+# under nice -n 19 on a busy machine a run can wait that long for a core, and
+# libFuzzer's limit counts wall-clock time.
 #
 # GROW_SECONDS=N stops the run after N seconds even if EXECUTIONS was not reached
 # (-max_total_time); SIGINT or SIGTERM stops it too. Either way what it grew is
@@ -60,12 +66,13 @@ echo "$target: corpus before: $(size "$corpus")"
 
 time_flag=()
 [ -n "${GROW_SECONDS:-}" ] && time_flag=(-max_total_time="$GROW_SECONDS")
-"$bin" -runs="$executions" "${time_flag[@]}" -rss_limit_mb=2048 -timeout=10 -max_len=$max_len \
+"$bin" -runs="$executions" "${time_flag[@]}" -rss_limit_mb=2048 -timeout=60 -max_len=$max_len \
     -print_final_stats=1 -artifact_prefix="$work/artifacts/$target-" "$@" "$work/grown" >"$work/log" 2>&1 &
 fuzzer=$!
-# Stopped from outside: stop the fuzzer (libFuzzer prints its statistics on SIGINT)
-# and merge what it grew.
-trap 'kill -INT $fuzzer 2>/dev/null' INT TERM
+# Stopped from outside: stop the fuzzer and merge what it grew. SIGTERM, which
+# libFuzzer handles as SIGINT (its statistics printed): a background command of a
+# script ignores SIGINT.
+trap 'kill -TERM $fuzzer 2>/dev/null' INT TERM
 wait $fuzzer
 rc=$?
 while kill -0 $fuzzer 2>/dev/null; do wait $fuzzer; rc=$?; done
@@ -75,19 +82,20 @@ execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1
 speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/log" | tail -n 1)
 cov=$(grep -E '^#[0-9]+' "$work/log" | tail -n 1 | sed -n 's/.*\(cov: [0-9]*\).*\(ft: [0-9]*\).*/\1 \2/p')
 echo "$target: ${execs:-?} executions (${speed:-?}/s), ${cov:-cov ?}, exit $rc"
+found=0
 if [ -n "$(ls "$work/artifacts")" ]; then
+    found=1
     mkdir -p "$artifacts"
     cp "$work/artifacts"/* "$artifacts/"
     grep -E '^==[0-9]+==ERROR|FUZZ CHECK FAILED|runtime error|^SUMMARY' -A2 "$work/log" | head -n 30 | sed 's/^/    /'
     echo "$target: crash input(s) copied to $artifacts/: $(ls "$work/artifacts" | tr '\n' ' ')"
-    exit 1
 fi
 
 # Seeds and regression inputs stay whatever they cover; the rest is merged anew.
 find "$corpus" -maxdepth 1 -type f \( -name 'seed-*' -o -name 'regress-*' \) -exec cp {} "$work/merged/" \;
 mkdir -p "$work/old"
 find "$corpus" -maxdepth 1 -type f ! -name 'seed-*' ! -name 'regress-*' -exec cp {} "$work/old/" \;
-if ! "$bin" -merge=1 -rss_limit_mb=2048 -timeout=10 -max_len=$max_len "$work/merged" "$work/old" "$work/grown" \
+if ! "$bin" -merge=1 -rss_limit_mb=2048 -timeout=60 -max_len=$max_len "$work/merged" "$work/old" "$work/grown" \
     >"$work/merge.log" 2>&1; then
     tail -n 20 "$work/merge.log" >&2
     echo "$target: merge failed; corpus left as it was" >&2
@@ -96,3 +104,4 @@ fi
 find "$corpus" -maxdepth 1 -type f ! -name 'seed-*' ! -name 'regress-*' -delete
 find "$work/merged" -maxdepth 1 -type f ! -name 'seed-*' ! -name 'regress-*' -exec cp {} "$corpus/" \;
 echo "$target: corpus after: $(size "$corpus")"
+exit $found
