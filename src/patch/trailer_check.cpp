@@ -1,7 +1,7 @@
 // trailer_check.cpp - checking an output the caller wrote against a delta's
 // checksum trailer, by reading it back (patch_options::take_trailer).
-#include "format/checksum_trailer.hpp"
 #include "core/exception_guard.hpp"
+#include "format/checksum_trailer.hpp"
 
 #include <rdelta/patch.hpp>
 
