@@ -521,6 +521,47 @@ class Suite:
         out, err = p.communicate()
         return opened, p.returncode, out, err.decode(errors="replace")
 
+    def patched_while_delta_held(self, args, modify, env=None):
+        """Run a patch whose delta comes through the FIFO "wfifo": once it waits there
+        for the delta with the basis open, call `modify`, then write the delta "wd".
+        The basis is copied from only after the modification, whatever the timing."""
+        rm("wfifo")
+        os.mkfifo("wfifo")
+        p = subprocess.Popen([self.rdelta, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        deadline, fifo = time.monotonic() + 30, None
+        while p.poll() is None and time.monotonic() < deadline and fifo is None:
+            try:
+                fifo = os.open("wfifo", os.O_WRONLY | os.O_NONBLOCK)  # ENXIO until it opens its end
+            except OSError:
+                pass
+        basis = os.path.realpath("wb")
+
+        def waiting_with_basis_open():
+            try:
+                fds = os.listdir(f"/proc/{p.pid}/fd")
+                if not any(os.readlink(f"/proc/{p.pid}/fd/{n}") == basis for n in fds):
+                    return False
+                # A thread asleep in read(2) on the FIFO (wchan: pipe_read or anon_pipe_read).
+                return any(read("/proc/%d/task/%s/wchan" % (p.pid, t)).endswith(b"pipe_read")
+                           for t in os.listdir(f"/proc/{p.pid}/task"))
+            except OSError:
+                return False
+
+        held = False
+        while p.poll() is None and time.monotonic() < deadline and fifo is not None and not held:
+            held = waiting_with_basis_open()
+        modify()
+        if fifo is not None:
+            os.set_blocking(fifo, True)
+            try:
+                os.write(fifo, read("wd"))
+            except BrokenPipeError:
+                pass
+            os.close(fifo)
+        out, err = p.communicate()
+        rm("wfifo")
+        return held, p.returncode, out, err.decode(errors="replace")
+
     def written_while_read(self):
         data = os.urandom(8 << 20)
         write("wb", data)
@@ -549,9 +590,19 @@ class Suite:
         cases = ((["signature", "wb", "ws"], "ws", "wb", poke_at(0), "signature, a byte changed"),
                  (["patch", "wb", "wd", "wo"], "wo", "wd", poke_delta, "patch, the delta written"),
                  (["signature", "wb", "ws"], "ws", "wb", grow, "signature, the file grew"),
-                 (["patch", "wb", "wd", "wo"], "wo", "wb", poke_at(100), "patch basis, a byte changed"),
-                 (["patch", "wb", "wd", "-"], None, "wb", poke_at(100), "patch basis, output to a stream"))
+                 (["patch", "wb", "wfifo", "wo"], "wo", "wb", poke_at(100), "patch basis, a byte changed"),
+                 (["patch", "wb", "wfifo", "-"], None, "wb", poke_at(100), "patch basis, output to a stream"))
         for args, out, changed, modify, what in cases:
+            if "wfifo" in args:  # patch reads the basis at random: hold the delta instead
+                write("wb", data)
+                os.utime("wb", (1_000_000_000, 1_000_000_000))
+                rm("wo")
+                held, rc, _, err = self.patched_while_delta_held(args, modify)
+                check(held, f"{what}: the patch never waited for its delta with the basis open")
+                check(rc == 100 and "written while it was read" in err and "wb:" in err
+                      and (out is None or not os.path.exists(out)),
+                      f"{what}: fails with 100 and publishes nothing (exit {rc}, {err.strip()!r})")
+                continue
             write("wb", data)
             for n in ("wb", "wd"):
                 os.utime(n, (1_000_000_000, 1_000_000_000))  # an old time: any write moves it
