@@ -28,7 +28,7 @@ namespace rdelta::detail {
 namespace {
 
 constexpr std::size_t digest_len = 32;
-constexpr std::size_t min_padded = 2;  // blocks left over that one padded call is worth
+constexpr std::size_t blake2b_min_padded = 2;  // blocks left over that one padded call is worth
 
 using equal_fn = lanes_kernel*;
 using var_fn = lanes_var_kernel*;
@@ -64,7 +64,7 @@ void blake2b256_one(const std::uint8_t* data, std::size_t len, std::uint8_t out[
 void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::size_t count, std::uint8_t* out,
                        std::size_t out_stride) noexcept {
     schedule_lanes(
-        equal_kernels, active_isa(), count, min_padded, digest_len, out, out_stride,
+        equal_kernels, active_isa(), count, blake2b_min_padded, digest_len, out, out_stride,
         [&](const isa_kernel<equal_fn>& k, const std::size_t* lane_msg, std::uint8_t* dst, std::size_t stride) {
             const std::uint8_t* lanes[max_kernel_lanes];
             for (std::size_t j = 0; j < k.size; ++j) lanes[j] = msgs[lane_msg[j]];
@@ -76,7 +76,7 @@ void blake2b256_gather(const std::uint8_t* const* msgs, std::size_t len, std::si
 void blake2b256_gather_var(const std::uint8_t* const* msgs, const std::size_t* lens, std::size_t count,
                            std::uint8_t* out, std::size_t out_stride) noexcept {
     schedule_lanes(
-        var_kernels, active_isa(), count, min_padded, digest_len, out, out_stride,
+        var_kernels, active_isa(), count, blake2b_min_padded, digest_len, out, out_stride,
         [&](const isa_kernel<var_fn>& k, const std::size_t* lane_msg, std::uint8_t* dst, std::size_t stride) {
             const std::uint8_t* lanes[max_kernel_lanes];
             std::size_t lane_lens[max_kernel_lanes];

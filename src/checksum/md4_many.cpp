@@ -29,14 +29,14 @@ constexpr isa_kernel<lanes_kernel*> kernels[] = {
 #endif
 };
 
-constexpr std::size_t min_padded = 3;  // blocks left over that one padded call is worth
+constexpr std::size_t md4_min_padded = 3;  // blocks left over that one padded call is worth
 
 }  // namespace
 
 void md4_gather(const std::uint8_t* const* in, std::size_t len, std::size_t count, std::uint8_t* out,
                 std::size_t out_stride) noexcept {
     schedule_lanes(
-        kernels, active_isa(), count, min_padded, 16, out, out_stride,
+        kernels, active_isa(), count, md4_min_padded, 16, out, out_stride,
         [&](const isa_kernel<lanes_kernel*>& k, const std::size_t* lane_msg, std::uint8_t* dst, std::size_t stride) {
             const std::uint8_t* msgs[max_kernel_lanes];
             for (std::size_t j = 0; j < k.size; ++j) msgs[j] = in[lane_msg[j]];

@@ -23,7 +23,7 @@ namespace rdelta::cli {
 namespace {
 
 // SIG, decompressed as needed, with the index an in-place-safe delta uses.
-result<signature> load_signature(const std::string& path) {
+result<signature> load_signature_file(const std::string& path) {
     auto file = input_file::open(path);
     if (!file) return std::move(file).err();
     auto in = decompressing_reader::open(*file);
@@ -42,7 +42,7 @@ int restore_delta(const request& req, const invocation& inv, in_place_fd& image,
     const std::string& target = req.files[2];
     if (target != "-")
         if (auto ok = output_file::check(target, req.force); !ok) return report(inv, ok.err());
-    auto sig = load_signature(req.delta_against);
+    auto sig = load_signature_file(req.delta_against);
     if (!sig) return report(inv, sig.err());
     history_point info;
     auto point = open_point(image, h, number, &info);
