@@ -77,12 +77,16 @@ struct RDELTA_API scrub_report {
     std::uint64_t chunk_size = 0;
     std::uint64_t chunks = 0;      ///< chunks compared
     std::uint64_t bytes_read = 0;  ///< bytes read (holes are not)
-    bool changed_since = false;    ///< the image was modified after the manifest was written
+    /// The image's change time or size moved after the manifest was written: a write
+    /// by other means, a metadata change, or a rolled-back patch. Only damage when
+    /// chunks differ too.
+    bool changed_since = false;
     /// Byte ranges [first, second) whose chunks differ from the manifest, merged; at
     /// most 64 are kept (mismatched_chunks counts them all).
     std::vector<std::pair<std::uint64_t, std::uint64_t>> mismatches;
     std::uint64_t mismatched_chunks = 0;
-    bool clean() const noexcept { return !changed_since && mismatched_chunks == 0; }
+    /// Every chunk matches the manifest: the data is what rdelta wrote.
+    bool clean() const noexcept { return mismatched_chunks == 0; }
 };
 
 /// Read the whole image and compare every chunk with its manifest (bit rot, or a

@@ -233,8 +233,13 @@ int verify_command(const request& req, const invocation& inv) {
                     ", \"clean\": %s}\n",
                     r->size, r->chunk_size, r->chunks, r->bytes_read, r->changed_since ? "true" : "false",
                     r->mismatched_chunks, r->clean() ? "true" : "false");
-    if (r->changed_since)
+    if (r->changed_since && !r->clean())
         std::fprintf(stderr, "%s: %s: changed since its manifest was written (not by an in-place patch of rdelta's)\n",
+                     prog, name);
+    else if (r->changed_since && !req.quiet)
+        std::fprintf(stderr,
+                     "%s: %s: its change time moved since its manifest was written (a metadata change or a "
+                     "rolled-back patch), but its data did not\n",
                      prog, name);
     if (r->mismatched_chunks > 0)
         std::fprintf(stderr, "%s: %s: %" PRIu64 " chunks of %" PRIu64 " bytes differ from its manifest, at bytes %s\n",

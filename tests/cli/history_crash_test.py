@@ -214,9 +214,9 @@ class Nights:
 
     def restores(self, label, nights, recovered=False):
         """Every listed point restores to its night; verify --history passes. After
-        a recovery it may complain of the manifest only: a rollback rewrites the
-        image (a manifest knows it by the file's ctime), and a patch finished by
-        recovery publishes no manifest; its points must all match."""
+        a recovery it may complain of the manifest only: a patch finished by
+        recovery publishes no manifest, so the old one no longer matches (a rollback
+        moves the change time only, which verify passes); its points must all match."""
         out = os.path.join(self.work, "restored")
         ok = True
         for number, night in enumerate(nights, 1):

@@ -86,13 +86,18 @@ def first_nights(rdelta, rng):
 
 
 def distrust(rdelta, rng):
-    # Changed by another tool (same bytes, but the change time moves): not trusted.
+    # Changed by another tool (same bytes, but the change time moves): verify says so
+    # and passes, since the data matches; the patch no longer trusts the manifest.
     with open("backup", "r+b") as f:
         b = f.read(1)
         f.seek(0)
         f.write(b)
     r = run(rdelta, "verify", "backup")
-    check(r.returncode == 106 and "changed since its manifest" in r.stderr, f"verify: changed since ({r.stderr!r})")
+    check(r.returncode == 0 and "change time moved since its manifest" in r.stderr and "data did not" in r.stderr,
+          f"verify: same data, change time moved ({r.stderr!r})")
+    r = run(rdelta, "verify", "--json", "backup")
+    check(r.returncode == 0 and '"changed_since_manifest": true' in r.stdout and '"clean": true' in r.stdout,
+          f"verify --json: changed since, clean ({r.stdout!r})")
     stats, p = night(rdelta, rng)
     check(p.returncode == 0 and content("backup") == content("image") and stats and not stats["manifest_used"],
           f"a stale manifest is not used ({stats})")
