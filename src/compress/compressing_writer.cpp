@@ -25,14 +25,14 @@ namespace {
 
 // Each filter's own buffer: large enough that per-call costs vanish, small enough
 // to stay in cache.
-constexpr std::streamsize buffer_size = std::streamsize{64} << 10;
+constexpr std::streamsize writer_buffer_size = std::streamsize{64} << 10;
 
 using compressor = std::variant<io::gzip_compressor, io::bzip2_compressor>;
 
 // zstd goes to zstd_writer instead, and none to the sink as it is.
 std::optional<compressor> make_compressor(codec c, int level) {
-    if (c == codec::gzip) return io::gzip_compressor(io::gzip_params(level), buffer_size);
-    if (c == codec::bzip2) return io::bzip2_compressor(io::bzip2_params(level), buffer_size);
+    if (c == codec::gzip) return io::gzip_compressor(io::gzip_params(level), writer_buffer_size);
+    if (c == codec::bzip2) return io::bzip2_compressor(io::bzip2_params(level), writer_buffer_size);
     return std::nullopt;
 }
 

@@ -26,15 +26,15 @@ using detail::direction;
 namespace {
 
 // Each filter's own buffer, as the writer's.
-constexpr std::streamsize buffer_size = std::streamsize{64} << 10;
+constexpr std::streamsize reader_buffer_size = std::streamsize{64} << 10;
 
 using decompressor = std::variant<io::gzip_decompressor, io::bzip2_decompressor, io::zstd_decompressor>;
 
 // none reads the input as it is.
 std::optional<decompressor> make_decompressor(codec c) {
-    if (c == codec::gzip) return io::gzip_decompressor(io::gzip::default_window_bits, buffer_size);
-    if (c == codec::bzip2) return io::bzip2_decompressor(false, buffer_size);
-    if (c == codec::zstd) return io::zstd_decompressor(buffer_size);
+    if (c == codec::gzip) return io::gzip_decompressor(io::gzip::default_window_bits, reader_buffer_size);
+    if (c == codec::bzip2) return io::bzip2_decompressor(false, reader_buffer_size);
+    if (c == codec::zstd) return io::zstd_decompressor(reader_buffer_size);
     return std::nullopt;
 }
 

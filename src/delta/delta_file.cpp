@@ -18,14 +18,14 @@ namespace rdelta {
 
 namespace {
 
-constexpr std::uint64_t hole_unit = std::uint64_t{1} << 20;  // granularity of hole queries
-constexpr std::size_t kept_slack = 65536;                    // a literal run (32 KiB) and then some, beyond a block
+constexpr std::uint64_t hole_query_unit = std::uint64_t{1} << 20;  // granularity of hole queries
+constexpr std::size_t kept_slack = 65536;  // a literal run (32 KiB) and then some, beyond a block
 
 // The next read: a chunk, but the last two share what is left, so that the last
 // is not so short that the job scans it on one core.
 std::uint64_t balanced_chunk(std::uint64_t left, std::uint64_t chunk) {
     if (left <= chunk || left >= 2 * chunk) return chunk;
-    return (left / 2 + hole_unit - 1) / hole_unit * hole_unit;
+    return (left / 2 + hole_query_unit - 1) / hole_query_unit * hole_query_unit;
 }
 
 result<void> read_exactly(basis_reader& file, std::uint64_t pos, std::uint8_t* p, std::size_t n) {
@@ -38,9 +38,9 @@ result<void> read_exactly(basis_reader& file, std::uint64_t pos, std::uint8_t* p
     return {};
 }
 
-// Length of the hole at `pos` (a multiple of hole_unit unless it reaches `size`), 0 if none.
+// Length of the hole at `pos` (a multiple of hole_query_unit unless it reaches `size`), 0 if none.
 std::uint64_t hole_length(basis_reader& file, std::uint64_t pos, std::uint64_t size) {
-    std::uint64_t len = std::min(hole_unit, size - pos);
+    std::uint64_t len = std::min(hole_query_unit, size - pos);
     if (!file.is_hole(pos, len)) return 0;
     while (len < size - pos) {  // gallop: large holes take few queries
         const std::uint64_t longer = std::min(len * 2, size - pos);
@@ -54,7 +54,7 @@ std::uint64_t hole_length(basis_reader& file, std::uint64_t pos, std::uint64_t s
 std::uint64_t data_length(basis_reader& file, std::uint64_t pos, std::uint64_t size, std::uint64_t limit) {
     std::uint64_t len = 0;
     while (len < limit && pos + len < size) {
-        const std::uint64_t unit = std::min({hole_unit, size - pos - len, limit - len});
+        const std::uint64_t unit = std::min({hole_query_unit, size - pos - len, limit - len});
         if (len > 0 && file.is_hole(pos + len, unit)) break;
         len += unit;
     }
@@ -71,7 +71,7 @@ public:
         if (pos + n <= hole_end_) return true;
         if (pos < data_end_) return false;
         if (!file_.is_hole(pos, n)) {
-            data_end_ = (pos / hole_unit + 1) * hole_unit;
+            data_end_ = (pos / hole_query_unit + 1) * hole_query_unit;
             return false;
         }
         std::uint64_t len = n;
@@ -160,7 +160,8 @@ result<job_stats> detail::delta_from(basis_reader& new_file, std::uint64_t size,
     auto& j = *made;
     const std::uint64_t block_len = sig.params().block_len;
     // Chunks of whole hole units, as the job scans best.
-    const std::uint64_t chunk = (delta_chunk_size(sig, options.threads) + hole_unit - 1) / hole_unit * hole_unit;
+    const std::uint64_t chunk =
+        (delta_chunk_size(sig, options.threads) + hole_query_unit - 1) / hole_query_unit * hole_query_unit;
     // Zeros are passed in pieces, so that progress is reported within long holes.
     const std::uint64_t zero_piece = std::max<std::uint64_t>(std::uint64_t{32} << 20, 4 * (block_len + 32768 + 64));
     // Room before each chunk for the bytes the job has not encoded yet (a block and a

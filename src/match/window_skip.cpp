@@ -37,14 +37,14 @@ namespace {
 // Widest first. The kernels are x86 ones; on aarch64 there is none yet (the
 // caller's loop runs), and builds without SIMD link kernels_portable.cpp's.
 #if defined(__aarch64__)
-constexpr std::array<isa_kernel<rabinkarp_skip_fn>, 0> rabinkarp_kernels{};
-constexpr std::array<isa_kernel<rollsum_skip_fn>, 0> rollsum_kernels{};
+constexpr std::array<isa_kernel<rabinkarp_skip_fn>, 0> rabinkarp_skip_kernels{};
+constexpr std::array<isa_kernel<rollsum_skip_fn>, 0> rollsum_skip_kernels{};
 #else
-constexpr isa_kernel<rabinkarp_skip_fn> rabinkarp_kernels[] = {
+constexpr isa_kernel<rabinkarp_skip_fn> rabinkarp_skip_kernels[] = {
     {rabinkarp_skip_avx512, isa::avx512, skip_lanes_avx512},
     {rabinkarp_skip_avx2, isa::avx2, skip_lanes_avx2},
 };
-constexpr isa_kernel<rollsum_skip_fn> rollsum_kernels[] = {
+constexpr isa_kernel<rollsum_skip_fn> rollsum_skip_kernels[] = {
     {rollsum_skip_avx512, isa::avx512, skip_lanes_avx512},
     {rollsum_skip_avx2, isa::avx2, skip_lanes_avx2},
 };
@@ -54,14 +54,14 @@ constexpr isa_kernel<rollsum_skip_fn> rollsum_kernels[] = {
 
 std::size_t skip_rejected(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
                           rabinkarp& w) noexcept {
-    if (const auto* k = first_allowed(rabinkarp_kernels, active_isa()))
+    if (const auto* k = first_allowed(rabinkarp_skip_kernels, active_isa()))
         return k->fn(f, d, p, limit, w.count, w.mult_pow, &w.hash);
     return p;
 }
 
 std::size_t skip_rejected(prefilter_view f, const std::uint8_t* d, std::size_t p, std::size_t limit,
                           rollsum& w) noexcept {
-    if (const auto* k = first_allowed(rollsum_kernels, active_isa()))
+    if (const auto* k = first_allowed(rollsum_skip_kernels, active_isa()))
         return k->fn(f, d, p, limit, w.count, &w.s1, &w.s2);
     return p;
 }
