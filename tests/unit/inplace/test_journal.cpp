@@ -1,7 +1,9 @@
 // test_journal.cpp - the undo journal of in-place patching: a power cut after any
 // number of operations recovers to exactly the old or the new file (bytes and
 // holes), a failed verification rolls back, damaged journals change nothing.
+#include "paged_file.hpp"
 #include "test_helpers.hpp"
+#include "volatile_journal.hpp"
 
 #include <rdelta/delta.hpp>
 #include <rdelta/in_place.hpp>
@@ -16,165 +18,12 @@
 #include <optional>
 
 using namespace rdelta;
+using test::paged_file;
+using test::power;
+using test::unsynced;
+using test::volatile_journal;
 
 namespace {
-
-// Every mutating operation of the image and the journal spends one unit of a shared
-// budget; when it is gone the "power" is cut: the operation and all later ones fail
-// and change nothing.
-struct power {
-    std::uint64_t budget = UINT64_MAX;
-    std::uint64_t used = 0;
-    bool spend() {
-        if (budget == 0) return false;
-        --budget, ++used;
-        return true;
-    }
-};
-
-error cut() {
-    return fail(errc::io_error, "power cut");
-}
-
-// A memory file that knows which 4 KiB pages are stored (the others are holes).
-class paged_file final : public in_place_file {
-public:
-    paged_file(test::bytes content, power& p)
-        : bytes_(std::move(content)), stored_(pages(bytes_.size()), true), p_(&p) {}
-    void attach(power& p) { p_ = &p; }
-    std::uint64_t size() const override { return bytes_.size(); }
-    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-        if (pos >= bytes_.size()) return std::size_t{0};
-        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
-        std::memcpy(out.data(), bytes_.data() + pos, n);
-        return n;
-    }
-    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
-        if (!p_->spend()) return cut();
-        if (corrupt_next) b = corrupted(b);
-        if (pos + b.size() > bytes_.size()) grow(pos + b.size());
-        std::memcpy(bytes_.data() + pos, b.data(), b.size());
-        for (std::uint64_t q = pos / page; q < pages(pos + b.size()); ++q) stored_[q] = true;
-        return {};
-    }
-    result<void> resize(std::uint64_t size) override {
-        if (!p_->spend()) return cut();
-        grow(size);
-        bytes_.resize(size);
-        stored_.resize(pages(size));
-        return {};
-    }
-    std::pair<bool, std::uint64_t> extent(std::uint64_t pos, std::uint64_t limit) override {
-        const bool hole = !stored(pos / page);
-        std::uint64_t end = pos;
-        while (end < pos + limit && !stored(end / page) == hole) end = (end / page + 1) * page;
-        return {hole, std::min(end, pos + limit) - pos};
-    }
-    bool is_hole(std::uint64_t pos, std::uint64_t len) override {
-        for (std::uint64_t q = pos / page; q < pages(pos + len); ++q)
-            if (stored(q)) return false;
-        return true;
-    }
-    result<void> punch_hole(std::uint64_t pos, std::uint64_t len) override {
-        if (!p_->spend()) return cut();
-        // Whole pages are freed, and so is a last page the range covers to the end.
-        const std::uint64_t end = std::min<std::uint64_t>(pos + len, bytes_.size());
-        const std::uint64_t last = end == bytes_.size() ? pages(end) : end / page;
-        for (std::uint64_t q = pos / page; q < last && q < stored_.size(); ++q) {
-            stored_[q] = false;
-            std::fill_n(bytes_.begin() + static_cast<std::ptrdiff_t>(q * page),
-                        std::min<std::uint64_t>(page, bytes_.size() - q * page), 0);
-        }
-        return {};
-    }
-    void make_hole(std::uint64_t from, std::uint64_t to) {
-        for (std::uint64_t q = from / page; q < to / page; ++q) stored_[q] = false;
-        std::fill(bytes_.begin() + static_cast<std::ptrdiff_t>(from), bytes_.begin() + static_cast<std::ptrdiff_t>(to),
-                  0);
-    }
-    bool same(const paged_file& o) const { return bytes_ == o.bytes_ && stored_ == o.stored_; }
-    // The note on the file itself (an attribute written and synced at once).
-    result<void> mark_journaled(const std::string& journal, std::uint64_t nonce) override {
-        marked = journal, note_nonce = nonce, ++marks;
-        return {};
-    }
-    void clear_journal_mark() override { marked.reset(), note_nonce.reset(); }
-    // With keeps_notes, the note binds the file to one journal, as on a file system
-    // with user attributes; without, there is none to read (the name decides).
-    journal_binding journal_binding_of(std::uint64_t nonce) override {
-        if (!keeps_notes) return journal_binding::unknown;
-        return note_nonce == nonce ? journal_binding::bound : journal_binding::stale;
-    }
-    std::optional<std::string> marked;  // "" without a journal
-    std::optional<std::uint64_t> note_nonce;
-    bool keeps_notes = false;
-    int marks = 0;
-
-    static constexpr std::uint64_t page = 4096;
-    test::bytes bytes_;
-    std::vector<bool> stored_;
-    bool corrupt_next = false;
-
-private:
-    static std::uint64_t pages(std::uint64_t n) { return (n + page - 1) / page; }
-    bool stored(std::uint64_t q) const { return q < stored_.size() && stored_[q]; }
-    void grow(std::uint64_t size) {
-        if (size > bytes_.size()) bytes_.resize(size, 0), stored_.resize(pages(size), false);
-    }
-    std::span<const std::uint8_t> corrupted(std::span<const std::uint8_t> b) {
-        corrupt_next = false;
-        scratch_.assign(b.begin(), b.end());
-        scratch_[0] ^= 1;
-        return scratch_;
-    }
-    test::bytes scratch_;
-    power* p_;
-};
-
-// A journal whose writes since the last sync are lost in a power cut (the worst case
-// for the ordering), while image writes reach the disk at once.
-class volatile_journal final : public journal_storage {
-public:
-    explicit volatile_journal(power& p) : p_(p) {}
-    bool exists() override { return present; }
-    result<void> create() override {
-        if (!p_.spend()) return cut();
-        present = true, current.clear();
-        return {};
-    }
-    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-        if (pos >= current.size()) return std::size_t{0};
-        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), current.size() - pos));
-        std::memcpy(out.data(), current.data() + pos, n);
-        return n;
-    }
-    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
-        if (!p_.spend()) return cut();
-        if (pos + b.size() > current.size()) current.resize(pos + b.size());
-        std::memcpy(current.data() + pos, b.data(), b.size());
-        return {};
-    }
-    result<void> sync() override {
-        if (!p_.spend()) return cut();
-        durable = current;
-        return {};
-    }
-    result<void> sync_folder() override { return {}; }
-    result<void> remove() override {
-        if (!p_.spend()) return cut();
-        present = false, current.clear(), durable.clear();
-        return {};
-    }
-    const std::string& name() const override { return name_; }
-    void reboot() { current = durable; }
-
-    test::bytes current, durable;
-    bool present = false;
-
-private:
-    power& p_;
-    std::string name_ = "journal";
-};
 
 test::bytes in_place_delta(const test::bytes& basis, const test::bytes& next, std::uint32_t block, bool checksum) {
     auto sig_bytes = make_signature(basis, {0x72730147, block, 32});
@@ -236,6 +85,11 @@ std::vector<crash_case> crash_cases() {
     return cases;
 }
 
+// The cut points meet the three fates of unsynced writes in turn.
+unsynced fate(std::uint64_t k) {
+    return static_cast<unsynced>(k % 3);
+}
+
 }  // namespace
 
 TEST_CASE("journal: a power cut after any operation recovers to exactly the old or the new file") {
@@ -245,7 +99,8 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
             CAPTURE(checksum);
             const auto delta = in_place_delta(c.basis, c.next, 1024, checksum);
             power unlimited;
-            paged_file old_file(c.basis, unlimited);
+            paged_file old_file(c.basis);
+            old_file.attach(unlimited);
             old_file.make_hole(96 << 10, (96 << 10) + (256 << 10));
             // The reference new file: an uninterrupted run.
             paged_file new_file = old_file;
@@ -258,7 +113,7 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 o.batch_bytes = 16 << 10;  // many batches
                 auto done = patch_in_place(opener_of(delta), new_file, o);
                 REQUIRE(done.ok());
-                CHECK(new_file.bytes_ == c.next);
+                CHECK(new_file.data() == c.next);
                 CHECK_FALSE(j.present);
                 CHECK(new_file.marks == 1);
                 CHECK_FALSE(new_file.marked);
@@ -277,8 +132,9 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 o.journal = &j;
                 o.batch_bytes = 16 << 10;
                 p.budget = k;
-                (void)patch_in_place(opener_of(delta), file, o);
+                const bool finished = patch_in_place(opener_of(delta), file, o).ok();
                 p.budget = UINT64_MAX;  // power is back
+                file.power_cut(fate(k), k);
                 // Part old, part new: the file itself says so (any name reaches it).
                 if (!file.same(old_file) && !file.same(new_file)) CHECK(file.marked == j.name());
                 j.reboot();
@@ -288,17 +144,19 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 CHECK_FALSE(file.marked);
                 const bool is_old = file.same(old_file), is_new = file.same(new_file);
                 CHECK((is_old || is_new));
+                if (finished) CHECK(is_new);  // a patch that said it was done is on the disk
                 if (!is_old && !is_new) {
                     std::size_t diff_old = 0, diff_new = 0;
-                    for (std::size_t i = 0; i < std::min(file.bytes_.size(), old_file.bytes_.size()); ++i)
-                        diff_old += file.bytes_[i] != old_file.bytes_[i];
-                    MESSAGE("total " << total << " size " << file.bytes_.size() << " old " << old_file.bytes_.size()
-                                     << " new " << new_file.bytes_.size() << " bytes differing from old " << diff_old
-                                     << " stored==old " << (file.stored_ == old_file.stored_) << " res " << r->action);
+                    for (std::size_t i = 0; i < std::min(file.data().size(), old_file.data().size()); ++i)
+                        diff_old += file.data()[i] != old_file.data()[i];
+                    MESSAGE("total " << total << " size " << file.data().size() << " old " << old_file.data().size()
+                                     << " new " << new_file.data().size() << " bytes differing from old " << diff_old
+                                     << " stored==old " << (file.stored_pages() == old_file.stored_pages()) << " res "
+                                     << r->action);
                     (void)diff_new;
                     std::size_t first = SIZE_MAX, last = 0;
-                    for (std::size_t i = 0; i < std::min(file.bytes_.size(), old_file.bytes_.size()); ++i)
-                        if (file.bytes_[i] != old_file.bytes_[i]) first = std::min(first, i), last = i;
+                    for (std::size_t i = 0; i < std::min(file.data().size(), old_file.data().size()); ++i)
+                        if (file.data()[i] != old_file.data()[i]) first = std::min(first, i), last = i;
                     MESSAGE("differ from " << first << " to " << last);
                 }
                 old_seen += is_old, new_seen += is_new && !is_old;
@@ -314,7 +172,8 @@ TEST_CASE("no journal: an image a power cut leaves torn says so on itself; a who
     const auto& c = cases.front();
     const auto delta = in_place_delta(c.basis, c.next, 1024, false);
     power unlimited;
-    paged_file old_file(c.basis, unlimited);
+    paged_file old_file(c.basis);
+    old_file.attach(unlimited);
     paged_file new_file = old_file;
     in_place_options o;
     o.allow_unrecorded = true;  // a memory file keeps no record
@@ -331,6 +190,8 @@ TEST_CASE("no journal: an image a power cut leaves torn says so on itself; a who
         file.attach(p);
         p.budget = k;
         CHECK_FALSE(patch_in_place(opener_of(delta), file, o).ok());
+        p.budget = UINT64_MAX;
+        file.power_cut(fate(k), k);
         if (!file.same(old_file) && !file.same(new_file)) {
             ++torn;
             CHECK(file.marked == std::string());
@@ -343,14 +204,15 @@ TEST_CASE("journal: a mismatch found when the written file is verified rolls it 
     const auto c = crash_cases()[0];
     const auto delta = in_place_delta(c.basis, c.next, 1024, true);
     power p;
-    paged_file file(c.basis, p);
+    paged_file file(c.basis);
+    file.attach(p);
     file.make_hole(96 << 10, (96 << 10) + (256 << 10));
     const paged_file before = file;
     memory_journal j;
     in_place_options o;
     o.allow_unrecorded = true;  // a memory file keeps no record
     o.journal = &j;
-    file.corrupt_next = true;  // the first write reaching the file is damaged
+    file.damage_next_write = true;  // the first write reaching the file is damaged
     auto done = patch_in_place(opener_of(delta), file, o);
     REQUIRE_FALSE(done.ok());
     CHECK(done.err().code == errc::corrupt);
@@ -364,7 +226,8 @@ TEST_CASE("journal: damaged journals change nothing; one never made valid is dro
     const auto delta = in_place_delta(c.basis, c.next, 1024, true);
     // A hot journal: power cut in the middle of the writes.
     power p;
-    paged_file file(c.basis, p);
+    paged_file file(c.basis);
+    file.attach(p);
     volatile_journal j(p);
     in_place_options o;
     o.allow_unrecorded = true;  // a memory file keeps no record
@@ -382,6 +245,7 @@ TEST_CASE("journal: damaged journals change nothing; one never made valid is dro
     }
     (void)patch_in_place(opener_of(delta), file, o);
     p.budget = UINT64_MAX;
+    file.power_cut(unsynced::torn, 1);
     j.reboot();
     REQUIRE(j.present);
     REQUIRE(j.current.size() > 4096 + 100);
@@ -415,7 +279,7 @@ TEST_CASE("journal: damaged journals change nothing; one never made valid is dro
         auto r = recover_in_place(file, j);
         REQUIRE(r.ok());
         CHECK(r->action == recovery_action::rolled_back);
-        CHECK(file.bytes_ == c.basis);
+        CHECK(file.data() == c.basis);
     }
     SUBCASE("a damaged header (both slots written, neither valid) is refused, not discarded") {
         j.current[60] ^= 0x01;
@@ -433,7 +297,7 @@ TEST_CASE("journal: damaged journals change nothing; one never made valid is dro
         auto r = recover_in_place(file, j);
         REQUIRE(r.ok());
         CHECK(r->action == recovery_action::rolled_back);
-        CHECK(file.bytes_ == c.basis);
+        CHECK(file.data() == c.basis);
     }
     SUBCASE("no note, or another update's: the journal is stale, deleted and never replayed") {
         file.keeps_notes = true;
@@ -479,7 +343,8 @@ TEST_CASE("journal: many short commands are saved and written as a few long regi
     REQUIRE(expected.ok());
 
     power unlimited;
-    paged_file old_file(basis, unlimited);
+    paged_file old_file(basis);
+    old_file.attach(unlimited);
     old_file.make_hole(96 << 10, 128 << 10);
     paged_file new_file = old_file;
     {
@@ -490,7 +355,7 @@ TEST_CASE("journal: many short commands are saved and written as a few long regi
         o.batch_bytes = 16 << 10;
         auto done = patch_in_place(opener_of(delta), new_file, o);
         REQUIRE(done.ok());
-        CHECK(new_file.bytes_ == *expected);
+        CHECK(new_file.data() == *expected);
         CHECK(done->job.copy_cmds == 22000);
         CHECK(done->job.copy_bytes == 42000);
         CHECK(done->job.lit_cmds == 20);
@@ -510,11 +375,13 @@ TEST_CASE("journal: many short commands are saved and written as a few long regi
         o.journal = &j;
         o.batch_bytes = 16 << 10;
         p.budget = k;
-        (void)patch_in_place(opener_of(delta), file, o);
+        const bool finished = patch_in_place(opener_of(delta), file, o).ok();
         p.budget = UINT64_MAX;
+        file.power_cut(fate(k), k);
         j.reboot();
         REQUIRE(recover_in_place(file, j).ok());
         CHECK((file.same(old_file) || file.same(new_file)));
+        if (finished) CHECK(file.same(new_file));
     }
 }
 
@@ -526,15 +393,15 @@ TEST_CASE("journal: a hole that runs to an unaligned end is saved up to that end
     std::fill(next.begin() + 60000, next.end(), 7);  // writes over the hole to the end
     const auto delta = in_place_delta(basis, next, 1024, true);
     power p;
-    paged_file file(basis, p);
-    for (std::size_t q = (64 << 10) / paged_file::page; q < file.stored_.size(); ++q) file.stored_[q] = false;
-    std::fill(file.bytes_.begin() + (64 << 10), file.bytes_.end(), 0);
+    paged_file file(basis);
+    file.attach(p);
+    file.make_hole(64 << 10, file.size());
     const paged_file before = file;
     memory_journal j;
     in_place_options o;
     o.allow_unrecorded = true;
     o.journal = &j;
-    file.corrupt_next = true;  // fails the check after writing: the journal rolls it back
+    file.damage_next_write = true;  // fails the check after writing: the journal rolls it back
     auto done = patch_in_place(opener_of(delta), file, o);
     REQUIRE_FALSE(done.ok());
     CHECK(done.err().message.find("rolled back") != std::string::npos);
