@@ -1,5 +1,6 @@
 // test_in_place.cpp - in-place patching: results equal an ordinary patch, unsafe
 // deltas are refused before anything is written, same-offset copies write nothing.
+#include "paged_file.hpp"
 #include "test_helpers.hpp"
 
 #include "format/checksum_trailer.hpp"
@@ -16,32 +17,9 @@
 #include <cstring>
 
 using namespace rdelta;
+using test::paged_file;
 
 namespace {
-
-class memory_file final : public in_place_file {
-public:
-    explicit memory_file(test::bytes content) : bytes_(std::move(content)) {}
-    std::uint64_t size() const override { return bytes_.size(); }
-    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-        if (pos >= bytes_.size()) return std::size_t{0};
-        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
-        std::memcpy(out.data(), bytes_.data() + pos, n);
-        return n;
-    }
-    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
-        if (pos + b.size() > bytes_.size()) bytes_.resize(pos + b.size());
-        std::memcpy(bytes_.data() + pos, b.data(), b.size());
-        written_ += b.size();
-        return {};
-    }
-    result<void> resize(std::uint64_t size) override {
-        bytes_.resize(size);
-        return {};
-    }
-    test::bytes bytes_;
-    std::size_t written_ = 0;
-};
 
 test::bytes delta_of(const test::bytes& basis, const test::bytes& next, std::uint32_t block, bool checksum = false) {
     auto sig_bytes = make_signature(basis, {0x72730147, block, 32});
@@ -71,10 +49,10 @@ TEST_CASE("in place: overwrites, deletions, appends and truncation give the new 
     news.push_back(test::bytes(basis.begin(), basis.begin() + 40000));
     for (const auto& next : news) {
         for (bool checksum : {false, true}) {
-            memory_file file(basis);
+            paged_file file(basis);
             auto done = patch_in_place(delta_of(basis, next, 512, checksum), file);
             REQUIRE(done.ok());
-            CHECK(file.bytes_ == next);
+            CHECK(file.data() == next);
             CHECK(done->checksum_verified == checksum);
         }
     }
@@ -84,10 +62,10 @@ TEST_CASE("in place: unchanged blocks are not rewritten") {
     const auto basis = test::random_bytes(1 << 20, 52);
     auto next = basis;
     next[300000] ^= 1;
-    memory_file file(basis);
+    paged_file file(basis);
     REQUIRE(patch_in_place(delta_of(basis, next, 4096), file).ok());
-    CHECK(file.bytes_ == next);
-    CHECK(file.written_ <= 2 * 4096);
+    CHECK(file.data() == next);
+    CHECK(file.count.bytes_written <= 2 * 4096);
 }
 
 TEST_CASE("in place: a delta that reads overwritten data is refused and nothing is written") {
@@ -99,13 +77,13 @@ TEST_CASE("in place: a delta that reads overwritten data is refused and nothing 
     test::bytes shifted = basis;
     shifted.insert(shifted.begin(), {1, 2, 3});
     for (const auto* next : {&swapped, &shifted}) {
-        memory_file file(basis);
+        paged_file file(basis);
         auto done = patch_in_place(delta_of(basis, *next, 1024), file);
         REQUIRE(!done.ok());
         CHECK(done.err().code == errc::param_error);
         CHECK(done.err().message.find("cannot be applied in place") != std::string::npos);
-        CHECK(file.bytes_ == basis);
-        CHECK(file.written_ == 0);
+        CHECK(file.data() == basis);
+        CHECK(file.count.bytes_written == 0);
     }
 }
 
@@ -116,11 +94,11 @@ TEST_CASE("in place: a wrong basis fails the checksum before writing") {
     auto d = delta_of(basis, next, 1024, true);
     auto other = basis;
     other[40000] ^= 1;
-    memory_file file(other);
+    paged_file file(other);
     auto done = patch_in_place(d, file);
     REQUIRE(!done.ok());
     CHECK(done.err().code == errc::corrupt);
-    CHECK(file.written_ == 0);
+    CHECK(file.count.bytes_written == 0);
 }
 
 TEST_CASE("in place: malformed deltas give the patch error codes, untouched file") {
@@ -135,11 +113,11 @@ TEST_CASE("in place: malformed deltas give the patch error codes, untouched file
                  {"72730236 45 60 10 00", errc::input_ended}};
     for (const auto& c : cases) {
         CAPTURE(c.hex);
-        memory_file file(basis);
+        paged_file file(basis);
         auto done = patch_in_place(test::from_hex(c.hex), file);
         REQUIRE(!done.ok());
         CHECK(done.err().code == c.code);
-        CHECK(file.written_ == 0);
+        CHECK(file.count.bytes_written == 0);
     }
 }
 
@@ -167,72 +145,16 @@ TEST_CASE("in-place-safe deltas always apply in place, whatever the edits and th
         auto two = make_delta(*sig, *target, 0, options);
         REQUIRE(two.ok());
         CHECK(*one == *two);
-        memory_file file(basis);
+        paged_file file(basis);
         auto done = patch_in_place(*one, file);
         REQUIRE(done.ok());
-        CHECK(file.bytes_ == *target);
+        CHECK(file.data() == *target);
         // And it is an ordinary delta too.
         auto rebuilt = apply_patch(basis, *one);
         REQUIRE(rebuilt.ok());
         CHECK(*rebuilt == *target);
     }
 }
-
-namespace {
-
-// A memory file that knows which 4 KiB pages are stored; the others are holes.
-class sparse_file final : public in_place_file {
-public:
-    sparse_file(test::bytes content, std::uint64_t hole_from, std::uint64_t hole_to)
-        : bytes_(std::move(content)), stored_((bytes_.size() + page - 1) / page, true) {
-        for (std::uint64_t p = hole_from / page; p < hole_to / page; ++p) stored_[p] = false;
-    }
-    std::uint64_t size() const override { return bytes_.size(); }
-    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-        if (pos >= bytes_.size()) return std::size_t{0};
-        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
-        for (std::uint64_t p = pos / page; p < (pos + n + page - 1) / page; ++p) holes_read += !stored_[p];
-        std::memcpy(out.data(), bytes_.data() + pos, n);
-        return n;
-    }
-    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
-        if (pos + b.size() > bytes_.size()) (void)resize(pos + b.size());
-        std::memcpy(bytes_.data() + pos, b.data(), b.size());
-        for (std::uint64_t p = pos / page; p < (pos + b.size() + page - 1) / page; ++p) stored_[p] = true;
-        written += b.size();
-        return {};
-    }
-    result<void> resize(std::uint64_t size) override {
-        bytes_.resize(size);
-        stored_.resize((size + page - 1) / page, false);
-        return {};
-    }
-    bool is_hole(std::uint64_t pos, std::uint64_t len) override {
-        for (std::uint64_t p = pos / page; p < (pos + len + page - 1) / page; ++p)
-            if (p < stored_.size() && stored_[p]) return false;
-        return true;
-    }
-    std::pair<bool, std::uint64_t> extent(std::uint64_t pos, std::uint64_t limit) override {
-        const bool hole = is_hole(pos, 1);
-        std::uint64_t end = pos;
-        while (end < pos + limit && is_hole(end, 1) == hole) end = (end / page + 1) * page;
-        return {hole, std::min(end, pos + limit) - pos};
-    }
-    result<void> punch_hole(std::uint64_t pos, std::uint64_t len) override {
-        for (std::uint64_t p = pos / page; p < (pos + len) / page && p < stored_.size(); ++p) {
-            stored_[p] = false;
-            std::fill_n(bytes_.begin() + static_cast<std::ptrdiff_t>(p * page),
-                        std::min<std::uint64_t>(page, bytes_.size() - p * page), 0);
-        }
-        return {};
-    }
-    static constexpr std::uint64_t page = 4096;
-    test::bytes bytes_;
-    std::vector<bool> stored_;
-    std::size_t written = 0, holes_read = 0;
-};
-
-}  // namespace
 
 TEST_CASE("in place: zeros copied or written onto holes are not written, holes are not read") {
     // Bytes inserted at the front: an in-place-safe delta can only use later blocks,
@@ -251,13 +173,14 @@ TEST_CASE("in place: zeros copied or written onto holes are not written, holes a
         REQUIRE(sig->build_index(true).ok());
         auto delta = make_delta(*sig, next, 0, delta_options{{1}, checksum, true});
         REQUIRE(delta.ok());
-        sparse_file file(basis, 64 << 10, (64 << 10) + (1 << 20));
+        paged_file file(basis);
+        file.make_hole(64 << 10, (64 << 10) + (1 << 20));
         auto done = patch_in_place(*delta, file, {});
         REQUIRE(done.ok());
-        CHECK(file.bytes_ == next);
+        CHECK(file.data() == next);
         CHECK(done->checksum_verified == checksum);
-        CHECK(file.written < (200u << 10));  // the data around the zeros, not the zeros
-        CHECK(file.holes_read == 0);
+        CHECK(file.count.bytes_written < (200u << 10));  // the data around the zeros, not the zeros
+        CHECK(file.count.hole_pages_read == 0);
         CHECK(file.is_hole(256 << 10, 512 << 10));
     }
 }
@@ -267,17 +190,18 @@ TEST_CASE("in place: zeros written over a range that is partly hole leave the ho
     // pages are written, so a patch applied again to an image it made keeps its layout.
     test::bytes content = test::random_bytes(128 << 10, 83);
     std::fill(content.begin() + (8 << 10), content.begin() + (16 << 10), 0);
-    sparse_file file(content, 8 << 10, 16 << 10);
+    paged_file file(content);
+    file.make_hole(8 << 10, 16 << 10);
     detail::write_batch batch(file, nullptr, std::uint64_t{1} << 30);
     const test::bytes zeros(32 << 10, 0);
     REQUIRE(batch.literal(4 << 10, zeros).ok());
     REQUIRE(batch.flush().ok());
     CHECK(
-        std::all_of(file.bytes_.begin() + (4 << 10), file.bytes_.begin() + (36 << 10), [](auto b) { return b == 0; }));
+        std::all_of(file.data().begin() + (4 << 10), file.data().begin() + (36 << 10), [](auto b) { return b == 0; }));
     CHECK(file.is_hole(8 << 10, 8 << 10));
     CHECK_FALSE(file.is_hole(4 << 10, 4 << 10));
     CHECK_FALSE(file.is_hole(16 << 10, 20 << 10));
-    CHECK(file.written == (24u << 10));
+    CHECK(file.count.bytes_written == (24u << 10));
 }
 
 TEST_CASE("in place: runs of short COPYs that continue one another, with a trailer, give the new file") {
@@ -303,13 +227,13 @@ TEST_CASE("in place: runs of short COPYs that continue one another, with a trail
     sum.update(next.data(), next.size());
     std::uint8_t trailer[detail::max_trailer_size];
     delta.insert(delta.end(), trailer, trailer + sum.write_trailer(trailer));
-    memory_file file(basis);
+    paged_file file(basis);
     auto done = patch_in_place(delta, file);
     REQUIRE(done);
     CHECK(done->checksum_verified);
     CHECK(done->copy_cmds == 20000);
-    CHECK(file.bytes_ == next);
-    memory_file wrong(test::random_bytes(200000, 62));  // the hashed runs are what is compared
+    CHECK(file.data() == next);
+    paged_file wrong(test::random_bytes(200000, 62));  // the hashed runs are what is compared
     auto refused = patch_in_place(delta, wrong);
     REQUIRE(!refused);
     CHECK(refused.err().code == errc::corrupt);
