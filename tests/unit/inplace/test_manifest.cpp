@@ -1,5 +1,6 @@
 // test_manifest.cpp - chunk hashes and their root, the two trailer forms, and the
 // in-place patch that verifies only what it writes against the image's manifest.
+#include "paged_file.hpp"
 #include "test_helpers.hpp"
 
 #include "format/checksum_trailer.hpp"
@@ -19,40 +20,9 @@
 #include <cstring>
 
 using namespace rdelta;
+using test::paged_file;
 
 namespace {
-
-// A file in memory with an identity and a change time that every change moves, as
-// a file system's ctime; it counts the bytes read.
-class stamped_file final : public in_place_file {
-public:
-    explicit stamped_file(test::bytes content) : bytes_(std::move(content)) {}
-    std::uint64_t size() const override { return bytes_.size(); }
-    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-        if (pos >= bytes_.size()) return std::size_t{0};
-        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
-        std::memcpy(out.data(), bytes_.data() + pos, n);
-        read_ += n;
-        return n;
-    }
-    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
-        if (pos + b.size() > bytes_.size()) bytes_.resize(pos + b.size());
-        std::memcpy(bytes_.data() + pos, b.data(), b.size());
-        ++ctime_;
-        return {};
-    }
-    result<void> resize(std::uint64_t size) override {
-        bytes_.resize(size);
-        ++ctime_;
-        return {};
-    }
-    std::pair<std::uint64_t, std::uint64_t> identity() const override { return {7, 42}; }
-    std::pair<std::int64_t, std::int64_t> change_time() override { return {1000, ctime_}; }
-
-    test::bytes bytes_;
-    std::uint64_t read_ = 0;
-    std::int64_t ctime_ = 1;
-};
 
 delta_opener opener_of(const test::bytes& delta) {
     return [&delta]() -> result<std::unique_ptr<byte_source>> {
@@ -132,13 +102,13 @@ TEST_CASE("manifest: both trailer forms are read; a whole-file trailer still ver
         auto wrong = basis;
         wrong[150000] ^= 1;
         CHECK(apply_patch(wrong, *d).err().code == errc::corrupt);
-        stamped_file file(basis);
+        paged_file file(basis);
         memory_manifest m;
         in_place_options o;
         o.manifest = &m;
         auto done = patch_in_place(opener_of(*d), file, o);
         REQUIRE_MESSAGE(done.ok(), (done.ok() ? "" : done.err().message));
-        CHECK(file.bytes_ == next);
+        CHECK(file.data() == next);
         CHECK(done->manifest_published == (d == &chunked));  // only a chunked trailer makes one
     }
 }
@@ -147,7 +117,7 @@ TEST_CASE("manifest: an in-place patch reads only what it changes once the image
     const auto v1 = image_bytes(), v2 = edited(v1);
     auto v3 = v2;
     std::fill(v3.begin() + 3000000, v3.begin() + 3001000, 0x77);
-    stamped_file file(v1);
+    paged_file file(v1);
     memory_manifest m;
     in_place_options o;
     o.manifest = &m;
@@ -155,27 +125,27 @@ TEST_CASE("manifest: an in-place patch reads only what it changes once the image
     const auto d12 = delta_of(v1, v2);
     auto first = patch_in_place(opener_of(d12), file, o);
     REQUIRE(first.ok());
-    CHECK(file.bytes_ == v2);
+    CHECK(file.data() == v2);
     CHECK_FALSE(first->manifest_used);
     CHECK(first->manifest_published);
     CHECK(first->verify_bytes_read >= (3u << 20));
     REQUIRE(m.bytes.size() == detail::manifest_header::entry_at(64));
     // With it: the chunks around the one edit, before and after writing.
     const auto d23 = delta_of(v2, v3);
-    file.read_ = 0;
+    file.count.bytes_read = 0;
     auto second = patch_in_place(opener_of(d23), file, o);
     REQUIRE(second.ok());
-    CHECK(file.bytes_ == v3);
+    CHECK(file.data() == v3);
     CHECK(second->manifest_used);
     CHECK(second->verify_bytes_read <= 4 * 65536);
-    CHECK(file.read_ < (1u << 20));  // the copies and the checks together
+    CHECK(file.count.bytes_read < (1u << 20));  // the copies and the checks together
 
     SUBCASE("the manifest of another state is not used") {
-        file.ctime_ += 1;  // changed by someone else since
+        file.changes += 1;  // changed by someone else since
         auto d33 = delta_of(v3, v2);
         auto third = patch_in_place(opener_of(d33), file, o);
         REQUIRE(third.ok());
-        CHECK(file.bytes_ == v2);
+        CHECK(file.data() == v2);
         CHECK_FALSE(third->manifest_used);
     }
     SUBCASE("a manifest whose entries are wrong costs a whole read, not a refusal") {
@@ -183,18 +153,18 @@ TEST_CASE("manifest: an in-place patch reads only what it changes once the image
         auto d32 = delta_of(v3, v2);
         auto third = patch_in_place(opener_of(d32), file, o);
         REQUIRE(third.ok());
-        CHECK(file.bytes_ == v2);
+        CHECK(file.data() == v2);
         CHECK_FALSE(third->manifest_used);
         CHECK(third->verify_bytes_read >= (3u << 20));
     }
     SUBCASE("a wrong basis is still refused, and nothing written") {
         auto wrong = edited(v3);  // a delta made against another file
         auto dw = delta_of(wrong, v1);
-        const auto before = file.bytes_;
+        const auto before = file.data();
         auto third = patch_in_place(opener_of(dw), file, o);
         REQUIRE_FALSE(third.ok());
         CHECK(third.err().code == errc::corrupt);
-        CHECK(file.bytes_ == before);
+        CHECK(file.data() == before);
     }
     SUBCASE("a scrub finds a chunk that changed under the manifest") {
         auto clean = scrub_against_manifest(file, m);
@@ -202,7 +172,7 @@ TEST_CASE("manifest: an in-place patch reads only what it changes once the image
         CHECK(clean->clean());
         CHECK(clean->chunks == 64);
         CHECK(clean->bytes_read == v3.size());
-        file.bytes_[200000] ^= 1;  // bit rot: the change time does not move
+        file.rot(200000);  // bit rot: the change time does not move
         auto rotten = scrub_against_manifest(file, m);
         REQUIRE(rotten.ok());
         CHECK_FALSE(rotten->clean());
@@ -227,7 +197,7 @@ TEST_CASE("manifest: header round trip and refusals") {
     CHECK_FALSE(detail::decode_manifest_header(bytes, back));
     bytes[11] = 0, bytes[8] = 0x40;  // 1 GiB chunks: valid in principle, never written, not buffered
     CHECK_FALSE(detail::decode_manifest_header(bytes, back));
-    stamped_file file(test::random_bytes(1000, 94));
+    paged_file file(test::random_bytes(1000, 94));
     memory_manifest none;
     CHECK(scrub_against_manifest(file, none).err().code == errc::io_error);
 }
@@ -237,7 +207,7 @@ TEST_CASE("manifest: a delta naming its basis is checked against the manifest be
     auto v2 = v1;
     for (std::size_t i = 0; i < 5000; ++i) v2[3000000 + i] ^= 0x33;
     // Night 1 gives the image a manifest; its root is night 1's output root.
-    stamped_file file(v0);
+    paged_file file(v0);
     memory_manifest m;
     in_place_options o;
     o.manifest = &m;
@@ -260,37 +230,37 @@ TEST_CASE("manifest: a delta naming its basis is checked against the manifest be
     auto done = patch_in_place(opener_of(d2), file, o);
     REQUIRE(done.ok());
     CHECK(done->basis == in_place_stats::basis_check::matched);
-    CHECK(file.bytes_ == v2);
+    CHECK(file.data() == v2);
     // The same night again: up to date, nothing read or written.
-    const auto ctime = file.ctime_;
-    file.read_ = 0;
+    const auto ctime = file.changes;
+    file.count.bytes_read = 0;
     auto again = patch_in_place(opener_of(d2), file, o);
     REQUIRE(again.ok());
     CHECK(again->up_to_date);
-    CHECK(file.read_ == 0);
-    CHECK(file.ctime_ == ctime);
+    CHECK(file.count.bytes_read == 0);
+    CHECK(file.changes == ctime);
     // A delta naming another basis: refused, corrupt, nothing written.
     named.basis_root = detail::chunk_hash{};
     const auto stale = *make_delta(*sig, v2, 0, named);
-    stamped_file other(v1);
+    paged_file other(v1);
     memory_manifest m_other;
     o.manifest = &m_other;
     auto fresh = patch_in_place(opener_of(delta_of(v1, v1)), other, o);  // an identity night gives it one
     REQUIRE(fresh.ok());
-    const auto before = other.ctime_;
+    const auto before = other.changes;
     auto refused = patch_in_place(opener_of(stale), other, o);
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.err().code == errc::corrupt);
     CHECK(refused.err().message.find("another version") != std::string::npos);
-    CHECK(other.ctime_ == before);
-    CHECK(other.bytes_ == v1);
+    CHECK(other.changes == before);
+    CHECK(other.data() == v1);
     // Without a manifest the basis is applied unchecked, and said so.
-    stamped_file bare(v1);
+    paged_file bare(v1);
     in_place_options no_manifest;
     auto unchecked = patch_in_place(opener_of(stale), bare, no_manifest);
     REQUIRE(unchecked.ok());
     CHECK(unchecked->basis == in_place_stats::basis_check::no_manifest);
-    CHECK(bare.bytes_ == v2);
+    CHECK(bare.data() == v2);
 }
 
 TEST_CASE("manifest: basis roots as hex") {
