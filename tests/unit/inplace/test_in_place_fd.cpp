@@ -2,6 +2,7 @@
 // patch (its journal found through the folder it was opened in, its lock, its
 // holes), the record that stops a delta without trailer from being applied twice,
 // and an image's history folder followed only when it is the caller's own.
+#include "paged_file.hpp"
 #include "test_helpers.hpp"
 
 #include <rdelta/file.hpp>
@@ -194,31 +195,15 @@ TEST_CASE("in place: a delta without trailer is remembered and refused on the un
 }
 
 TEST_CASE("in place: a delta without trailer is refused where the file cannot remember it, unless allowed") {
-    struct forgetful final : in_place_file {
-        test::bytes b = test::random_bytes(1000, 6);
-        std::uint64_t size() const override { return b.size(); }
-        result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-            const auto n = pos >= b.size() ? 0 : std::min<std::size_t>(out.size(), b.size() - pos);
-            std::copy_n(b.begin() + static_cast<std::ptrdiff_t>(pos), n, out.begin());
-            return n;
-        }
-        result<void> write(std::uint64_t pos, std::span<const std::uint8_t> bytes) override {
-            if (pos + bytes.size() > b.size()) b.resize(pos + bytes.size());
-            std::copy(bytes.begin(), bytes.end(), b.begin() + static_cast<std::ptrdiff_t>(pos));
-            return {};
-        }
-        result<void> resize(std::uint64_t n) override {
-            b.resize(n);
-            return {};
-        }
-    } file;
+    test::paged_file file(test::random_bytes(1000, 6));  // a memory file: no record kept
     const auto next = test::random_bytes(500, 7);
     in_place_options o;
     auto refused = patch_in_place(opener_of(literal_delta(next)), file, o);
     REQUIRE(!refused);
     CHECK(refused.err().code == errc::io_error);
-    CHECK(file.b == test::random_bytes(1000, 6));
+    CHECK(file.data() == test::random_bytes(1000, 6));
+    CHECK(file.count.bytes_written == 0);
     o.allow_unrecorded = true;
     REQUIRE(patch_in_place(opener_of(literal_delta(next)), file, o));
-    CHECK(file.b == next);
+    CHECK(file.data() == next);
 }
