@@ -1,8 +1,13 @@
 // test_helpers.hpp - small helpers shared by the unit tests.
 #pragma once
 
+#include <rdelta/job.hpp>
+
+#include <doctest/doctest.h>
+
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -83,6 +88,25 @@ inline bytes random_bytes(std::size_t n, std::uint64_t seed, unsigned alphabet =
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         b = static_cast<std::uint8_t>((x >> 24) % alphabet);
     }
+    return out;
+}
+
+/// What `j` makes of `in` fed `chunk` bytes per call (what it leaves offered again,
+/// with more up to `chunk`) into an output window of `window_size` bytes.
+inline bytes run_chunked(job& j, const bytes& in, std::size_t chunk, std::size_t window_size) {
+    bytes out;
+    std::vector<std::uint8_t> window(window_size);
+    std::size_t off = 0;
+    for (int guard = 0; guard < 10000000; ++guard) {
+        const std::size_t n = std::min(chunk, in.size() - off);
+        buffers io{in.data() + off, n, off + n == in.size(), window.data(), window.size()};
+        auto st = j.iterate(io);
+        REQUIRE(st.ok());
+        off += n - io.avail_in;
+        out.insert(out.end(), window.data(), io.next_out);
+        if (*st == job_status::done) return out;
+    }
+    FAIL("job did not finish");
     return out;
 }
 

@@ -16,24 +16,10 @@ using namespace rdelta;
 namespace {
 const delta_options no_trailer{{1}, false};
 
-// A paced delta job fed `chunk` bytes per call (what it leaves offered again, with
-// more up to `chunk`) into a window of `window_size`.
+// A paced delta job, as the C API makes them, run in chunks (test::run_chunked).
 test::bytes run_paced(const signature& sig, const test::bytes& in, std::size_t chunk, std::size_t window_size) {
     auto j = detail::make_delta_job_gathering(sig, no_trailer, 0, detail::job_pacing::librsync);
-    test::bytes out;
-    std::vector<std::uint8_t> window(window_size);
-    std::size_t off = 0;
-    for (int guard = 0; guard < 10000000; ++guard) {
-        const std::size_t n = std::min(chunk, in.size() - off);
-        buffers io{in.data() + off, n, off + n == in.size(), window.data(), window.size()};
-        auto st = j->iterate(io);
-        REQUIRE(st.ok());
-        off += n - io.avail_in;
-        out.insert(out.end(), window.data(), io.next_out);
-        if (*st == job_status::done) return out;
-    }
-    FAIL("job did not finish");
-    return out;
+    return test::run_chunked(*j, in, chunk, window_size);
 }
 
 signature loaded(const test::bytes& sig_bytes) {

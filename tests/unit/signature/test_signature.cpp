@@ -19,24 +19,6 @@ sig_params params(std::uint32_t magic_value, std::uint32_t block, std::uint32_t 
     return {magic_value, block, strong};
 }
 
-// Run a job feeding `chunk` input bytes per call into an output window of `out_chunk`.
-test::bytes run_chunked(job& j, const test::bytes& in, std::size_t chunk, std::size_t out_chunk) {
-    test::bytes out;
-    std::vector<std::uint8_t> window(out_chunk);
-    std::size_t off = 0;
-    for (int guard = 0; guard < 10000000; ++guard) {
-        const std::size_t n = std::min(chunk, in.size() - off);
-        buffers io{in.data() + off, n, off + n == in.size(), window.data(), window.size()};
-        auto st = j.iterate(io);
-        REQUIRE(st.ok());
-        off += n - io.avail_in;
-        out.insert(out.end(), window.data(), io.next_out);
-        if (*st == job_status::done) return out;
-    }
-    FAIL("job did not finish");
-    return out;
-}
-
 // make_signature_from() of `file` (`size` bytes), collected in memory.
 test::bytes signature_of_file(basis_reader& file, std::uint64_t size, const sig_params& p, unsigned threads) {
     test::bytes out;
@@ -84,7 +66,7 @@ TEST_CASE("signature output does not depend on chunking") {
             CAPTURE(chunk);
             CAPTURE(out_chunk);
             auto j = make_signature_job(params(0x72730147, 64, 8));
-            CHECK(run_chunked(*j, data, chunk, out_chunk) == *whole);
+            CHECK(test::run_chunked(*j, data, chunk, out_chunk) == *whole);
         }
     }
 }
@@ -96,7 +78,7 @@ TEST_CASE("loading a signature round-trips its records, in any chunking") {
     for (std::size_t chunk : {1u, 3u, 12u, 1000u}) {
         signature sig;
         auto j = make_loadsig_job(&sig, "s");
-        run_chunked(*j, *bytes, chunk, 16);
+        test::run_chunked(*j, *bytes, chunk, 16);
         CHECK(sig.params().block_len == 100);
         CHECK(sig.params().strong_len == 5);
         CHECK(sig.block_count() == 10);
@@ -216,7 +198,7 @@ TEST_CASE("gathered blocks: the job in any chunking and the file reader equal a 
                 for (std::size_t chunk : {std::size_t{1500}, std::size_t{100000}, basis.size()}) {
                     CAPTURE(chunk);
                     auto j = make_signature_job({m, block, 16}, job_options{threads});
-                    CHECK(run_chunked(*j, basis, chunk, 64 * kib) == expected);
+                    CHECK(test::run_chunked(*j, basis, chunk, 64 * kib) == expected);
                 }
                 file_with_hole file(basis, 0, 0);
                 CHECK(signature_of_file(file, basis.size(), {m, block, 16}, threads) == expected);
