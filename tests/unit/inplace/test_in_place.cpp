@@ -14,7 +14,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cstring>
 
 using namespace rdelta;
 using test::paged_file;

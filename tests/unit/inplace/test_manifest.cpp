@@ -17,7 +17,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cstring>
 
 using namespace rdelta;
 using test::paged_file;
