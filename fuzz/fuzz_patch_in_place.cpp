@@ -2,10 +2,15 @@
 // fuzzer-chosen sparse image held in memory.
 //
 // Input: image || delta-or-edits || parameters (from the end: mode, journal batch
-// size, hole, checksum, block length, image length). In raw mode the payload is
+// size, hole, checksum, block length, image length, tail hole, manifest damage,
+// power cut). In raw mode the payload is
 // the delta (its magic optionally supplied); in edit mode it is a list of edits
 // that make a new file, whose in-place-safe delta (rdelta's own) is applied. Checks:
 //   * success: the file equals apply_patch(image, delta), and no journal is left;
+//     for one input in four, the same patch with the power cut after a chosen
+//     change (what was not synced lost, kept or torn: tests/support/paged_file.hpp),
+//     then recovered, leaves the old image or the new one (the new one if it had
+//     said done);
 //   * failure: the file is untouched (bytes and holes), no journal is left, and the
 //     error is one a delta can cause; a delta apply_patch accepts is refused only
 //     as unsafe in place (param_error) or as already applied (corrupt).
@@ -14,6 +19,8 @@
 // the first patch left (one fuzzer-chosen byte of it perhaps damaged), which must
 // give apply_patch's result too.
 #include "fuzz_common.hpp"
+#include "paged_file.hpp"
+#include "volatile_journal.hpp"
 
 #include "delta/delta_job.hpp"
 
@@ -24,75 +31,9 @@ namespace {
 using namespace rdelta;
 using namespace rdelta::fuzz;
 
-constexpr std::uint64_t page = 4096;
-
-class paged_file final : public in_place_file {
-public:
-    paged_file(std::span<const std::uint8_t> content, std::uint64_t hole_from, std::uint64_t hole_to)
-        : bytes_(content.begin(), content.end()), stored_((bytes_.size() + page - 1) / page, true) {
-        for (std::uint64_t q = hole_from / page; q < hole_to / page && q < stored_.size(); ++q) {
-            stored_[q] = false;
-            std::fill_n(bytes_.begin() + static_cast<std::ptrdiff_t>(q * page),
-                        std::min<std::uint64_t>(page, bytes_.size() - q * page), 0);
-        }
-    }
-    std::uint64_t size() const override { return bytes_.size(); }
-    result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
-        if (pos >= bytes_.size()) return std::size_t{0};
-        const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - pos);
-        std::memcpy(out.data(), bytes_.data() + pos, n);
-        return n;
-    }
-    result<void> write(std::uint64_t pos, std::span<const std::uint8_t> b) override {
-        FUZZ_CHECK(pos + b.size() <= limit_, "in-place write past the output size (%llu)",
-                   static_cast<unsigned long long>(pos + b.size()));
-        ++changes_;
-        if (pos + b.size() > bytes_.size()) grow(pos + b.size());
-        std::memcpy(bytes_.data() + pos, b.data(), b.size());
-        for (std::uint64_t q = pos / page; q < (pos + b.size() + page - 1) / page; ++q) stored_[q] = true;
-        return {};
-    }
-    result<void> resize(std::uint64_t size) override {
-        ++changes_;
-        grow(size);
-        bytes_.resize(size);
-        stored_.resize((size + page - 1) / page);
-        return {};
-    }
-    std::pair<bool, std::uint64_t> extent(std::uint64_t pos, std::uint64_t limit) override {
-        const bool hole = !stored(pos / page);
-        std::uint64_t end = pos;
-        while (end < pos + limit && !stored(end / page) == hole) end = (end / page + 1) * page;
-        return {hole, std::min(end, pos + limit) - pos};
-    }
-    bool is_hole(std::uint64_t pos, std::uint64_t len) override {
-        for (std::uint64_t q = pos / page; q < (pos + len + page - 1) / page; ++q)
-            if (stored(q)) return false;
-        return true;
-    }
-    result<void> punch_hole(std::uint64_t pos, std::uint64_t len) override {
-        for (std::uint64_t q = pos / page; q < (pos + len) / page && q < stored_.size(); ++q) {
-            stored_[q] = false;
-            std::fill_n(bytes_.begin() + static_cast<std::ptrdiff_t>(q * page),
-                        std::min<std::uint64_t>(page, bytes_.size() - q * page), 0);
-        }
-        return {};
-    }
-    std::pair<std::uint64_t, std::uint64_t> identity() const override { return {1, 2}; }
-    std::pair<std::int64_t, std::int64_t> change_time() override { return {1, changes_}; }
-    bool same(const paged_file& o) const { return bytes_ == o.bytes_ && stored_ == o.stored_; }
-    std::int64_t changes_ = 1;  // moved by every change, as a file's ctime
-
-    std::vector<std::uint8_t> bytes_;
-    std::vector<bool> stored_;
-    std::uint64_t limit_ = UINT64_MAX;
-
-private:
-    bool stored(std::uint64_t q) const { return q < stored_.size() && stored_[q]; }
-    void grow(std::uint64_t size) {
-        if (size > bytes_.size()) bytes_.resize(size, 0), stored_.resize((size + page - 1) / page, false);
-    }
-};
+using test::paged_file;
+using test::unsynced;
+constexpr std::uint64_t page = paged_file::page;
 
 // A new file from the image and a list of 4-byte edits: kind, position (2 bytes), length.
 std::vector<std::uint8_t> edited(const std::vector<std::uint8_t>& image, std::span<const std::uint8_t> edits) {
@@ -153,6 +94,32 @@ result<bytes> delta_of(const signature& sig, std::span<const std::uint8_t> next,
     return out;
 }
 
+// The patch again on the image as it was, the power cut after its k-th change of
+// the image or the journal: once the power is back and recovery has run, the image
+// is the old one or the new one, and the new one if the patch had said it was done.
+void check_power_cut(const paged_file& before, const paged_file& after, const delta_opener& open,
+                     in_place_options options, std::uint64_t k, unsynced fate) {
+    test::power power;
+    power.budget = k;
+    paged_file file = before;
+    file.attach(power);
+    test::volatile_journal journal(power);
+    memory_manifest manifest;
+    options.journal = &journal, options.manifest = &manifest;
+    const bool finished = patch_in_place(open, file, options).ok();
+    power.budget = UINT64_MAX;
+    file.power_cut(fate, k);
+    journal.reboot();
+    auto r = recover_in_place(file, journal);
+    FUZZ_CHECK(r.ok(), "recovery after a power cut at change %llu failed: %s", static_cast<unsigned long long>(k),
+               describe(r.err()).c_str());
+    FUZZ_CHECK(!journal.present, "recovery left the journal");
+    FUZZ_CHECK(file.same(before) || file.same(after), "a power cut at change %llu (%d) left neither image",
+               static_cast<unsigned long long>(k), static_cast<int>(fate));
+    FUZZ_CHECK(!finished || file.same(after), "a patch said done is not on the disk after a power cut at change %llu",
+               static_cast<unsigned long long>(k));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -173,16 +140,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // same chunks of hole.
     const bool tail = !raw && checksum && tail_hole;
     if (tail) block = std::max<std::uint32_t>(block, 256);
-    const std::uint64_t damage = p.value<std::uint64_t>(0, 400);  // a manifest byte to flip, past its end: none
+    const std::uint64_t damage = p.value<std::uint64_t>(0, 400);    // a manifest byte to flip, past its end: none
+    const std::uint64_t cut_at = p.value<std::uint64_t>(0, 65535);  // modulo the changes of the whole patch
+    // One input in four replays the patch with a power cut (it doubles what an
+    // input costs): a byte the fuzzer steers, which also picks what the cut keeps.
+    const auto cut_mode = p.value<unsigned>(0, 255);
+    const bool cut = cut_mode % 4 == 0;
+    const auto fate = static_cast<unsynced>(cut_mode / 4 % 3);
     const auto image_part = p.bytes(image_len);
     const auto rest = p.rest();
 
-    paged_file file(image_part, hole_from, hole_from + hole_len);
-    if (tail) {
-        (void)file.resize(file.bytes_.size() + tail_hole);
-        file.changes_ = 1;
-    }
-    const std::vector<std::uint8_t> image = file.bytes_;  // holes read as zeros
+    paged_file file(image_part);
+    file.make_hole(hole_from, hole_from + hole_len);
+    if (tail) (void)file.resize(file.size() + tail_hole), (void)file.sync();
+    file.changes = 1, file.count = {};
+    test::power counted;  // the changes of the whole patch
+    file.attach(counted);
+    const std::vector<std::uint8_t> image = file.data();  // holes read as zeros
     std::vector<std::uint8_t> delta;
     if (raw) {
         static constexpr std::uint8_t magic[] = {0x72, 0x73, 0x02, 0x36};
@@ -202,8 +176,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     const auto ref = apply_patch(image, delta);
     const paged_file before = file;
-    if (ref.ok()) file.limit_ = std::max<std::uint64_t>(ref->size(), image.size());
-    memory_journal journal;
+    const std::uint64_t limit = ref.ok() ? std::max<std::uint64_t>(ref->size(), image.size()) : UINT64_MAX;
+    test::volatile_journal journal(counted);
     memory_manifest manifest;
     in_place_options options;
     options.manifest = &manifest;
@@ -215,17 +189,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta, "fuzz.delta"));
     };
     auto done = patch_in_place(open, file, options);
+    FUZZ_CHECK(file.count.furthest_write <= limit, "in-place write past the output size (%llu)",
+               static_cast<unsigned long long>(file.count.furthest_write));
     FUZZ_CHECK(!journal.present, "a journal was left behind (%s)",
                done.ok() ? "success" : describe(done.err()).c_str());
     if (done.ok()) {
         FUZZ_CHECK(ref.ok(), "in place succeeded where apply_patch fails: %s", describe(ref.err()).c_str());
-        FUZZ_CHECK(file.bytes_ == *ref, "in-place result (%zu bytes) differs from apply_patch (%zu)",
-                   file.bytes_.size(), ref->size());
+        FUZZ_CHECK(file.data() == *ref, "in-place result (%zu bytes) differs from apply_patch (%zu)",
+                   file.data().size(), ref->size());
         FUZZ_CHECK(done->has_trailer == done->job.checksum_verified, "trailer found but not verified");
+        if (cut) check_power_cut(before, file, open, options, cut_at % (counted.used + 1), fate);
         if (raw || !done->manifest_published) return 0;
         // The next night, with the manifest.
         if (damage < manifest.bytes.size()) manifest.bytes[damage] ^= 0x10;
-        const std::vector<std::uint8_t> last = file.bytes_;
+        const std::vector<std::uint8_t> last = file.data();
         auto sig2 = make_signature(last, {0x72730147, block, 8});
         FUZZ_CHECK(sig2.ok(), "signature: %s", describe(sig2.err()).c_str());
         auto loaded2 = load_signature(*sig2);
@@ -235,10 +212,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         delta = std::move(*d2);
         const auto ref2 = apply_patch(last, delta);
         FUZZ_CHECK(ref2.ok(), "apply_patch refuses rdelta's delta: %s", describe(ref2.err()).c_str());
-        file.limit_ = std::max<std::uint64_t>(ref2->size(), last.size());
+        file.count = {};
         auto again = patch_in_place(open, file, options);
         FUZZ_CHECK(again.ok(), "the next night's patch failed: %s", describe(again.err()).c_str());
-        FUZZ_CHECK(file.bytes_ == *ref2, "the next night's result differs from apply_patch");
+        FUZZ_CHECK(file.count.furthest_write <= std::max<std::uint64_t>(ref2->size(), last.size()),
+                   "the next night wrote past the output size (%llu)",
+                   static_cast<unsigned long long>(file.count.furthest_write));
+        FUZZ_CHECK(file.data() == *ref2, "the next night's result differs from apply_patch");
         return 0;
     }
     FUZZ_CHECK(file.same(before), "failed in-place patch (%s) changed the file", describe(done.err()).c_str());
