@@ -20,12 +20,14 @@
 # (-max_total_time); SIGINT or SIGTERM stops it too. Either way what it grew is
 # merged and the executions it reached are printed.
 #
-# Long runs may use a faster sanitizer build than CI's: AddressSanitizer without
-# UBSan, at -O2 (HACKING.md, "Fuzzing"; fuzz/README.md, "Long runs"):
-#   meson setup build-fuzz-asan --buildtype=debugoptimized -Dfuzzing_engine=libfuzzer \
-#       -Dtests=false -Dlibrsync_compat=disabled -Db_sanitize=address -Db_lundef=false \
-#       --native-file .ci/clang.ini
-#   nice -n 19 fuzz/grow_corpus.sh build-fuzz-asan signature_load 10000000
+# Long runs may use a faster build than CI's (HACKING.md, "Fuzzing";
+# fuzz/README.md, "Long runs"): AddressSanitizer without UBSan at -O2, or for the
+# deepest runs coverage only, with assertions (every input it keeps is then run
+# under ASan+UBSan by CI's fuzz step, which runs the whole corpus first):
+#   meson setup build-fuzz-plain --buildtype=release -Db_ndebug=false -Dfuzzing_engine=libfuzzer \
+#       -Dtests=false -Dlibrsync_compat=disabled -Db_lundef=false --native-file .ci/clang.ini
+#   nice -n 19 fuzz/grow_corpus.sh build-fuzz-plain signature_load 10000000
+# (-Db_sanitize=address and --buildtype=debugoptimized for build-fuzz-asan).
 # Run one at a time: each run uses one core.
 set -u
 
