@@ -7,6 +7,7 @@
 // PROT_NONE guard page. The different-length kernels and blake2b256_gather_var
 // get the same treatment over mixes of lengths that finish lanes at different
 // blocks.
+#include "isa_levels.hpp"
 #include "test_helpers.hpp"
 
 #include "checksum/blake2b_kernels.hpp"
@@ -35,13 +36,6 @@ constexpr std::size_t digest_len = 32;
 isa highest_level() {
     reset_forced_isa();
     return active_isa();
-}
-
-std::vector<isa> available_levels() {
-    std::vector<isa> levels;
-    for (isa level : isa_ladder())
-        if (level <= highest_level()) levels.push_back(level);
-    return levels;
 }
 
 // Lengths every test sweeps: 0..300 crosses the 128-byte block boundary twice,
@@ -106,18 +100,18 @@ private:
     std::uint8_t* base_ = nullptr;
 };
 
-using kernel_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*, std::size_t) noexcept;
+using blake2b_kernel_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*, std::size_t) noexcept;
 
-struct kernel_case {
+struct blake2b_kernel_case {
     const char* name;
     isa level;
     std::size_t lanes;
-    kernel_fn fn;
+    blake2b_kernel_fn fn;
 };
 
 // The kernels of this build's ladder: none on aarch64 (blake2b_many.cpp says why),
 // where blake2b256_many runs libb2 at every level.
-const std::vector<kernel_case> kernels = {
+const std::vector<blake2b_kernel_case> blake2b_kernels = {
 #if !defined(__aarch64__)
     {"blake2b256_x4_avx2", isa::avx2, 4, blake2b256_x4_avx2},
     {"blake2b256_x8_avx512", isa::avx512, 8, blake2b256_x8_avx512},
@@ -125,7 +119,7 @@ const std::vector<kernel_case> kernels = {
 #endif
 };
 
-void check_kernel_lanes(const kernel_case& k, const std::uint8_t* const* msgs, std::size_t len) {
+void check_kernel_lanes(const blake2b_kernel_case& k, const std::uint8_t* const* msgs, std::size_t len) {
     constexpr std::size_t stride = 48;
     std::vector<std::uint8_t> out(k.lanes * stride, 0xa5);
     k.fn(msgs, len, out.data(), stride);
@@ -136,10 +130,6 @@ void check_kernel_lanes(const kernel_case& k, const std::uint8_t* const* msgs, s
     }
 }
 
-struct restore_isa {
-    ~restore_isa() { reset_forced_isa(); }
-};
-
 }  // namespace
 
 TEST_CASE("BLAKE2b-256 test vectors (outlen 32, not truncated BLAKE2b-512)") {
@@ -149,9 +139,9 @@ TEST_CASE("BLAKE2b-256 test vectors (outlen 32, not truncated BLAKE2b-512)") {
     CHECK(one_hex(counting).substr(0, 12) == "39a7eb9fedc1");
 
     // The same vectors through every level; "abc" x 20 reaches every kernel.
-    const restore_isa restore;
+    const test::forced_isa_reset reset;
     const test::bytes abc = test::from_string("abc");
-    for (isa level : available_levels()) {
+    for (isa level : test::available_levels()) {
         const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
         CAPTURE(level_name);
         force_isa(level);
@@ -169,9 +159,9 @@ TEST_CASE("BLAKE2b-256 test vectors (outlen 32, not truncated BLAKE2b-512)") {
 }
 
 TEST_CASE("blake2b256_many matches libb2 at every ISA level, length and count") {
-    const restore_isa restore;
+    const test::forced_isa_reset reset;
     const std::vector<std::size_t> lengths = all_lengths();
-    for (isa level : available_levels()) {
+    for (isa level : test::available_levels()) {
         const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
         CAPTURE(level_name);
         force_isa(level);
@@ -196,8 +186,8 @@ TEST_CASE("blake2b256_many matches libb2 at every ISA level, length and count") 
 }
 
 TEST_CASE("blake2b256_many at every alignment offset 0..63") {
-    const restore_isa restore;
-    for (isa level : available_levels()) {
+    const test::forced_isa_reset reset;
+    for (isa level : test::available_levels()) {
         const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
         CAPTURE(level_name);
         force_isa(level);
@@ -214,11 +204,11 @@ TEST_CASE("blake2b256_many at every alignment offset 0..63") {
 }
 
 TEST_CASE("blake2b256_many never reads past the last block (guard page)") {
-    const restore_isa restore;
+    const test::forced_isa_reset reset;
     const guarded_pages pages(1);
     const test::bytes fill = test::random_bytes(pages.page(), 99);
     std::memcpy(pages.lane(0), fill.data(), fill.size());
-    for (isa level : available_levels()) {
+    for (isa level : test::available_levels()) {
         const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
         CAPTURE(level_name);
         force_isa(level);
@@ -235,8 +225,8 @@ TEST_CASE("blake2b256_many never reads past the last block (guard page)") {
 
 TEST_CASE("multi-buffer kernels called directly: scattered, misaligned lanes and guard pages") {
     const std::vector<std::size_t> lengths = all_lengths();
-    if (kernels.empty()) MESSAGE("no BLAKE2b kernels on this CPU family: blake2b256_many uses libb2");
-    for (const kernel_case& k : kernels) {
+    if (blake2b_kernels.empty()) MESSAGE("no BLAKE2b kernels on this CPU family: blake2b256_many uses libb2");
+    for (const blake2b_kernel_case& k : blake2b_kernels) {
         const std::string kernel_name = k.name;
         CAPTURE(kernel_name);
         if (highest_level() < k.level) {
@@ -408,14 +398,14 @@ TEST_CASE("different-length kernels called directly: length mixes, misaligned la
 }
 
 TEST_CASE("blake2b256_gather_var matches libb2 at every ISA level, length mix and count 0..17") {
-    const restore_isa restore;
+    const test::forced_isa_reset reset;
     constexpr std::size_t max_count = 17;  // two 8-groups and a single; every padded group on the way
     const guarded_pages pages(max_count);
     for (std::size_t i = 0; i < max_count; ++i) {
         const test::bytes fill = test::random_bytes(pages.page(), 1700 + i);
         std::memcpy(pages.lane(i), fill.data(), fill.size());
     }
-    for (isa level : available_levels()) {
+    for (isa level : test::available_levels()) {
         const std::string level_name = isa_name(level);  // a std::string, so doctest prints the text
         CAPTURE(level_name);
         force_isa(level);
@@ -444,9 +434,9 @@ TEST_CASE("blake2b256_gather_var matches libb2 at every ISA level, length mix an
 TEST_CASE("blake2b256_parts: 16 messages fed in pieces equal libb2 at every level") {
     // Pieces of whole blocks, then a last piece of any length: 0 only when it is
     // the whole (empty) message, and a full block is still the final one.
-    const restore_isa restore;
+    const test::forced_isa_reset reset;
     const test::bytes data = test::random_bytes(16 * 3000, 91);
-    for (isa level : available_levels()) {
+    for (isa level : test::available_levels()) {
         const std::string level_name = isa_name(level);
         CAPTURE(level_name);
         force_isa(level);

@@ -6,6 +6,8 @@
 // every kernel width and every remainder path runs), alignment offsets 0-63, and
 // messages ending right before a PROT_NONE page.
 #define OPENSSL_SUPPRESS_DEPRECATED
+#include "guarded_region.hpp"
+#include "isa_levels.hpp"
 #include "test_helpers.hpp"
 
 #include "checksum/md4_kernels.hpp"
@@ -14,8 +16,6 @@
 
 #include <doctest/doctest.h>
 #include <openssl/md4.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -29,35 +29,10 @@ namespace {
 constexpr std::size_t md4_len = 16;
 constexpr std::size_t max_count = 40;
 
-// The levels md4_many can be forced to: up to active_isa() with no force_isa() cap,
-// so under RDELTA_FORCE_ISA the list (and the MESSAGE naming it) stays truthful.
-std::vector<isa> available_levels() {
-    reset_forced_isa();
-    const isa top = active_isa();
-    std::vector<isa> levels;
-    for (isa level : isa_ladder())
-        if (level <= top) levels.push_back(level);
-    return levels;
-}
-
 void force_level(isa level) {
     force_isa(level);
     REQUIRE(active_isa() == level);
 }
-
-std::string level_list(const std::vector<isa>& levels) {
-    std::string s;
-    for (isa level : levels) s += std::string(s.empty() ? "" : " ") + isa_name(level);
-    return s;
-}
-
-// Undoes force_isa() however the test case ends.
-struct forced_isa_reset {
-    forced_isa_reset() = default;
-    forced_isa_reset(const forced_isa_reset&) = delete;
-    forced_isa_reset& operator=(const forced_isa_reset&) = delete;
-    ~forced_isa_reset() { reset_forced_isa(); }
-};
 
 std::string scalar_hex(std::string_view s) {
     std::uint8_t out[md4_len];
@@ -87,45 +62,24 @@ int first_mismatch(const test::bytes& out, const test::bytes& ref, std::size_t c
 }
 
 // md4_many over `count` blocks at `data`, digests `stride` apart, checked against `ref`.
-int check_many(const std::uint8_t* data, std::size_t block_len, std::size_t count, const test::bytes& ref,
-               std::size_t stride) {
+int md4_many_mismatch(const std::uint8_t* data, std::size_t block_len, std::size_t count, const test::bytes& ref,
+                      std::size_t stride) {
     test::bytes out((max_count + 1) * stride, 0xa5);
     md4_many(data, block_len, count, out.data(), stride);
     return first_mismatch(out, ref, count, stride);
 }
 
-// A region whose usable bytes end right before a PROT_NONE page.
-struct guarded_region {
-    std::uint8_t* base = nullptr;
-    std::size_t usable = 0, mapped = 0;
+using md4_kernel_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*, std::size_t) noexcept;
 
-    explicit guarded_region(std::size_t min_usable) {
-        const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-        usable = (min_usable + page - 1) / page * page;
-        mapped = usable + page;
-        void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        REQUIRE(p != MAP_FAILED);
-        base = static_cast<std::uint8_t*>(p);
-        REQUIRE(mprotect(base + usable, page, PROT_NONE) == 0);
-    }
-    guarded_region(const guarded_region&) = delete;
-    guarded_region& operator=(const guarded_region&) = delete;
-    ~guarded_region() { munmap(base, mapped); }
-
-    std::uint8_t* end() const { return base + usable; }
-};
-
-using kernel_fn = void (*)(const std::uint8_t* const*, std::size_t, std::uint8_t*, std::size_t) noexcept;
-
-struct kernel_case {
+struct md4_kernel_case {
     const char* name;
-    kernel_fn fn;
+    md4_kernel_fn fn;
     std::size_t lanes;
     isa needs;
 };
 
 // The kernels of this build's ladder, as the dispatch table lists them.
-const kernel_case kernels[] = {
+const md4_kernel_case md4_kernels[] = {
 #if defined(__aarch64__)
     {"md4_x4_neon", md4_x4_neon, 4, isa::neon},
 #else
@@ -166,8 +120,8 @@ TEST_CASE("md4_scalar and md4_one match OpenSSL at every length 0-300 and a few 
 }
 
 TEST_CASE("md4_many matches OpenSSL at every ISA level: lengths, counts, strides") {
-    const forced_isa_reset reset;
-    const auto levels = available_levels();
+    const test::forced_isa_reset reset;
+    const auto levels = test::available_levels();
     std::vector<std::size_t> lengths;
     for (std::size_t len = 0; len <= 300; ++len) lengths.push_back(len);
     for (std::size_t len : {1000, 4096, 65536 + 7}) lengths.push_back(len);
@@ -183,7 +137,7 @@ TEST_CASE("md4_many matches OpenSSL at every ISA level: lengths, counts, strides
                 CAPTURE(count);
                 // A digest stride other than 16 on some counts catches stride mix-ups.
                 const std::size_t stride = count % 3 == 0 ? 24 : 16;
-                const int bad = check_many(data.data(), len, count, ref, stride);
+                const int bad = md4_many_mismatch(data.data(), len, count, ref, stride);
                 CHECK(bad == -1);
             }
         }
@@ -195,12 +149,12 @@ TEST_CASE("md4_many matches OpenSSL at every ISA level: lengths, counts, strides
         md4_many(data.data(), 64, 0, out.data(), md4_len);
         CHECK(out == test::bytes(md4_len, 0xa5));
     }
-    MESSAGE("md4_many ran at ISA levels: " << level_list(levels));
+    MESSAGE("md4_many ran at ISA levels: " << test::level_list(levels));
 }
 
 TEST_CASE("md4_many at alignment offsets 0-63") {
-    const forced_isa_reset reset;
-    const auto levels = available_levels();
+    const test::forced_isa_reset reset;
+    const auto levels = test::available_levels();
     const test::bytes data = test::random_bytes(1000 * max_count + 64, 3);
     for (std::size_t len : {0, 1, 3, 31, 55, 56, 57, 63, 64, 65, 100, 119, 120, 127, 128, 129, 200, 256, 300, 1000}) {
         for (std::size_t offset = 0; offset < 64; ++offset) {
@@ -213,18 +167,18 @@ TEST_CASE("md4_many at alignment offsets 0-63") {
                 CAPTURE(offset);
                 for (std::size_t count : {1, 3, 4, 5, 7, 8, 12, 15, 16, 17, 24, 28, 31, 32, 40}) {
                     CAPTURE(count);
-                    CHECK(check_many(p, len, count, ref, md4_len) == -1);
+                    CHECK(md4_many_mismatch(p, len, count, ref, md4_len) == -1);
                 }
             }
         }
     }
-    MESSAGE("md4_many (offsets) ran at ISA levels: " << level_list(levels));
+    MESSAGE("md4_many (offsets) ran at ISA levels: " << test::level_list(levels));
 }
 
 TEST_CASE("md4_many never reads past the last block (PROT_NONE guard page)") {
-    const forced_isa_reset reset;
-    const auto levels = available_levels();
-    const guarded_region region(301 * max_count);
+    const test::forced_isa_reset reset;
+    const auto levels = test::available_levels();
+    const test::guarded_region region(301 * max_count);
     const test::bytes fill = test::random_bytes(region.usable, 4);
     std::memcpy(region.base, fill.data(), region.usable);
     for (std::size_t len = 0; len <= 300; ++len) {
@@ -236,21 +190,21 @@ TEST_CASE("md4_many never reads past the last block (PROT_NONE guard page)") {
                 CAPTURE(isa_name(level));
                 CAPTURE(len);
                 CAPTURE(count);
-                CHECK(check_many(p, len, count, ref, md4_len) == -1);
+                CHECK(md4_many_mismatch(p, len, count, ref, md4_len) == -1);
             }
         }
     }
-    MESSAGE("md4_many (guard page) ran at ISA levels: " << level_list(levels));
+    MESSAGE("md4_many (guard page) ran at ISA levels: " << test::level_list(levels));
 }
 
 TEST_CASE("multi-buffer kernels called directly: scattered lanes, guard page") {
-    const guarded_region region(4 * 4096);
+    const test::guarded_region region(4 * 4096);
     const test::bytes fill = test::random_bytes(region.usable, 5);
     std::memcpy(region.base, fill.data(), region.usable);
     const test::bytes pool = test::random_bytes(16 * 70000, 6);
 
     std::vector<std::string> ran;
-    for (const kernel_case& k : kernels) {
+    for (const md4_kernel_case& k : md4_kernels) {
         if (detected_isa() < k.needs) continue;
         ran.emplace_back(k.name);
         CAPTURE(k.name);

@@ -7,6 +7,8 @@
 // of them 1 MiB of 0xff, the largest byte sums a 16-bit lane can see), alignment
 // offsets 0-63, and blocks that end right before, or start right after, a
 // PROT_NONE page.
+#include "guarded_region.hpp"
+#include "isa_levels.hpp"
 #include "test_helpers.hpp"
 
 #include "checksum/rabinkarp.hpp"
@@ -17,8 +19,6 @@
 #include "cpu/cpu_features.hpp"
 
 #include <doctest/doctest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -29,31 +29,6 @@ using namespace rdelta;
 using namespace rdelta::detail;
 
 namespace {
-
-// The levels the dispatch can be forced to: up to active_isa() with no force_isa()
-// cap, so under RDELTA_FORCE_ISA the list (and the MESSAGE naming it) stays truthful.
-std::vector<isa> available_levels() {
-    reset_forced_isa();
-    const isa top = active_isa();
-    std::vector<isa> levels;
-    for (isa level : isa_ladder())
-        if (level <= top) levels.push_back(level);
-    return levels;
-}
-
-std::string level_list(const std::vector<isa>& levels) {
-    std::string s;
-    for (isa level : levels) s += std::string(s.empty() ? "" : " ") + isa_name(level);
-    return s;
-}
-
-// Undoes force_isa() however the test case ends.
-struct forced_isa_reset {
-    forced_isa_reset() = default;
-    forced_isa_reset(const forced_isa_reset&) = delete;
-    forced_isa_reset& operator=(const forced_isa_reset&) = delete;
-    ~forced_isa_reset() { reset_forced_isa(); }
-};
 
 struct sums {
     std::uint32_t rabinkarp, s1, s2;
@@ -67,7 +42,7 @@ doctest::String toString(const sums& s) {
 }
 
 // The plain loops, plus the scalar halves (their digest is checked against rollsum_of).
-sums reference(const std::uint8_t* p, std::size_t n) {
+sums reference_sums(const std::uint8_t* p, std::size_t n) {
     sums s{rabinkarp_of(p, n), 0, 0};
     rollsum_block(p, n, s.s1, s.s2);
     REQUIRE(((s.s2 << 16) | (s.s1 & 0xffff)) == rollsum_of(p, n));
@@ -83,7 +58,7 @@ sums fast(const std::uint8_t* p, std::size_t n) {
 using rabinkarp_fn = std::uint32_t (*)(const std::uint8_t*, std::size_t) noexcept;
 using rollsum_fn = void (*)(const std::uint8_t*, std::size_t, std::uint32_t*, std::uint32_t*) noexcept;
 
-struct kernel_case {
+struct weak_kernel_case {
     const char* name;
     isa needs;
     rabinkarp_fn rabinkarp;  // nullptr: this level has none (the scalar loop stands in)
@@ -91,7 +66,7 @@ struct kernel_case {
 };
 
 // The kernels of this build's ladder, as the dispatch tables list them.
-const kernel_case kernels[] = {
+const weak_kernel_case weak_kernels[] = {
 #if defined(__aarch64__)
     {"neon", isa::neon, rabinkarp_block_neon, rollsum_block_neon},
 #else
@@ -101,22 +76,22 @@ const kernel_case kernels[] = {
 #endif
 };
 
-sums direct(const kernel_case& k, const std::uint8_t* p, std::size_t n) {
+sums direct(const weak_kernel_case& k, const std::uint8_t* p, std::size_t n) {
     sums s{k.rabinkarp ? k.rabinkarp(p, n) : rabinkarp_of(p, n), 0, 0};
     k.rollsum(p, n, &s.s1, &s.s2);
     return s;
 }
 
-std::vector<const kernel_case*> supported_kernels() {
-    std::vector<const kernel_case*> out;
-    for (const kernel_case& k : kernels)
+std::vector<const weak_kernel_case*> supported_kernels() {
+    std::vector<const weak_kernel_case*> out;
+    for (const weak_kernel_case& k : weak_kernels)
         if (detected_isa() >= k.needs) out.push_back(&k);
     return out;
 }
 
-std::string kernel_list(const std::vector<const kernel_case*>& ks) {
+std::string kernel_list(const std::vector<const weak_kernel_case*>& ks) {
     std::string s;
-    for (const kernel_case* k : ks) s += std::string(s.empty() ? "" : " ") + k->name;
+    for (const weak_kernel_case* k : ks) s += std::string(s.empty() ? "" : " ") + k->name;
     return s;
 }
 
@@ -127,37 +102,16 @@ std::vector<std::size_t> test_lengths() {
     return lengths;
 }
 
-// A region of pages with a PROT_NONE page right before and right after it.
-struct guarded_region {
-    std::uint8_t* base = nullptr;  // first usable byte
-    std::size_t usable = 0, page = 0;
-
-    explicit guarded_region(std::size_t min_usable) {
-        page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-        usable = (min_usable + page - 1) / page * page;
-        void* p = mmap(nullptr, usable + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        REQUIRE(p != MAP_FAILED);
-        base = static_cast<std::uint8_t*>(p) + page;
-        REQUIRE(mprotect(base - page, page, PROT_NONE) == 0);
-        REQUIRE(mprotect(base + usable, page, PROT_NONE) == 0);
-    }
-    guarded_region(const guarded_region&) = delete;
-    guarded_region& operator=(const guarded_region&) = delete;
-    ~guarded_region() { munmap(base - page, usable + 2 * page); }
-
-    std::uint8_t* end() const { return base + usable; }
-};
-
 }  // namespace
 
 TEST_CASE("weak block sums match the plain loops at every ISA level and length") {
-    const forced_isa_reset reset;
-    const auto levels = available_levels();
+    const test::forced_isa_reset reset;
+    const auto levels = test::available_levels();
     const test::bytes data = test::random_bytes(65536 + 7, 11);
     const test::bytes low = test::random_bytes(4097, 12, 3);  // many zeros
     for (std::size_t len : test_lengths()) {
-        const sums ref = reference(data.data(), len);
-        const sums ref_low = len <= low.size() ? reference(low.data(), len) : sums{};
+        const sums ref = reference_sums(data.data(), len);
+        const sums ref_low = len <= low.size() ? reference_sums(low.data(), len) : sums{};
         for (isa level : levels) {
             force_isa(level);
             REQUIRE(active_isa() == level);
@@ -167,16 +121,16 @@ TEST_CASE("weak block sums match the plain loops at every ISA level and length")
             if (len <= low.size()) CHECK(fast(low.data(), len) == ref_low);
         }
     }
-    MESSAGE("weak block sums ran at ISA levels: " << level_list(levels));
+    MESSAGE("weak block sums ran at ISA levels: " << test::level_list(levels));
 }
 
 TEST_CASE("weak block sums of long runs of 0xff and 0x00 (lane overflow)") {
-    const forced_isa_reset reset;
-    const auto levels = available_levels();
+    const test::forced_isa_reset reset;
+    const auto levels = test::available_levels();
     for (std::uint8_t fill : {std::uint8_t{0xff}, std::uint8_t{0x00}}) {
         for (std::size_t len : {std::size_t{1} << 20, (std::size_t{1} << 20) + 127, std::size_t{3} << 20}) {
             const test::bytes data(len, fill);
-            const sums ref = reference(data.data(), len);
+            const sums ref = reference_sums(data.data(), len);
             for (isa level : levels) {
                 force_isa(level);
                 CAPTURE(std::string(isa_name(level)));
@@ -186,12 +140,12 @@ TEST_CASE("weak block sums of long runs of 0xff and 0x00 (lane overflow)") {
             }
         }
     }
-    MESSAGE("weak block sums (0xff/0x00 runs) ran at ISA levels: " << level_list(levels));
+    MESSAGE("weak block sums (0xff/0x00 runs) ran at ISA levels: " << test::level_list(levels));
 }
 
 TEST_CASE("weak block sums at alignment offsets 0-63") {
-    const forced_isa_reset reset;
-    const auto levels = available_levels();
+    const test::forced_isa_reset reset;
+    const auto levels = test::available_levels();
     const test::bytes data = test::random_bytes(4096 + 64 + 64, 13);
     std::vector<std::size_t> lengths;
     for (std::size_t len = 0; len <= 300; ++len) lengths.push_back(len);
@@ -199,7 +153,7 @@ TEST_CASE("weak block sums at alignment offsets 0-63") {
     for (std::size_t offset = 0; offset < 64; ++offset) {
         const std::uint8_t* p = data.data() + offset;
         for (std::size_t len : lengths) {
-            const sums ref = reference(p, len);
+            const sums ref = reference_sums(p, len);
             for (isa level : levels) {
                 force_isa(level);
                 CAPTURE(std::string(isa_name(level)));
@@ -209,13 +163,13 @@ TEST_CASE("weak block sums at alignment offsets 0-63") {
             }
         }
     }
-    MESSAGE("weak block sums (offsets) ran at ISA levels: " << level_list(levels));
+    MESSAGE("weak block sums (offsets) ran at ISA levels: " << test::level_list(levels));
 }
 
 TEST_CASE("weak block sums never read outside the block (PROT_NONE guard pages)") {
-    const forced_isa_reset reset;
-    const auto levels = available_levels();
-    const guarded_region region(8192);
+    const test::forced_isa_reset reset;
+    const auto levels = test::available_levels();
+    const test::guarded_region region(8192, test::guarded_ends::before_and_after);
     const test::bytes fill = test::random_bytes(region.usable, 14);
     std::memcpy(region.base, fill.data(), region.usable);
     std::vector<std::size_t> lengths;
@@ -224,7 +178,7 @@ TEST_CASE("weak block sums never read outside the block (PROT_NONE guard pages)"
     for (std::size_t len : lengths) {
         const std::uint8_t* at_end = region.end() - len;  // ends at the guard after
         const std::uint8_t* at_start = region.base;       // starts at the guard before
-        const sums ref_end = reference(at_end, len), ref_start = reference(at_start, len);
+        const sums ref_end = reference_sums(at_end, len), ref_start = reference_sums(at_start, len);
         for (isa level : levels) {
             force_isa(level);
             CAPTURE(std::string(isa_name(level)));
@@ -233,31 +187,31 @@ TEST_CASE("weak block sums never read outside the block (PROT_NONE guard pages)"
             CHECK(fast(at_start, len) == ref_start);
         }
     }
-    MESSAGE("weak block sums (guard pages) ran at ISA levels: " << level_list(levels));
+    MESSAGE("weak block sums (guard pages) ran at ISA levels: " << test::level_list(levels));
 }
 
 TEST_CASE("weak-sum kernels called directly: lengths, offsets, guard pages, 0xff runs") {
     const auto ks = supported_kernels();
     const test::bytes data = test::random_bytes(65536 + 7 + 64, 15);
     const test::bytes ones(std::size_t{1} << 20, 0xff);
-    const guarded_region region(8192);
+    const test::guarded_region region(8192, test::guarded_ends::before_and_after);
     std::memcpy(region.base, data.data(), region.usable);
-    for (const kernel_case* k : ks) {
+    for (const weak_kernel_case* k : ks) {
         CAPTURE(std::string(k->name));
         for (std::size_t len : test_lengths()) {
             CAPTURE(len);
             for (std::size_t offset : {0, 1, 7, 31, 33, 63}) {
                 CAPTURE(offset);
-                CHECK(direct(*k, data.data() + offset, len) == reference(data.data() + offset, len));
+                CHECK(direct(*k, data.data() + offset, len) == reference_sums(data.data() + offset, len));
             }
             if (len <= region.usable) {
-                CHECK(direct(*k, region.end() - len, len) == reference(region.end() - len, len));
-                CHECK(direct(*k, region.base, len) == reference(region.base, len));
+                CHECK(direct(*k, region.end() - len, len) == reference_sums(region.end() - len, len));
+                CHECK(direct(*k, region.base, len) == reference_sums(region.base, len));
             }
         }
         for (std::size_t len : {ones.size() - 5, ones.size()}) {
             CAPTURE(len);
-            CHECK(direct(*k, ones.data(), len) == reference(ones.data(), len));
+            CHECK(direct(*k, ones.data(), len) == reference_sums(ones.data(), len));
         }
     }
     MESSAGE("weak-sum kernels tested directly: " << kernel_list(ks));

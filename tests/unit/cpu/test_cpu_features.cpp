@@ -4,6 +4,8 @@
 // those tests rely on: the ladder starts at scalar and rises, the detected and
 // active levels are on it, force_isa() caps within it, and a level from another
 // CPU family's ladder leaves scalar.
+#include "isa_levels.hpp"
+
 #include "cpu/cpu_features.hpp"
 
 #include <rdelta/version.hpp>
@@ -23,17 +25,10 @@ bool on_ladder(isa level) {
     return false;
 }
 
-struct forced_isa_reset {
-    forced_isa_reset() = default;
-    forced_isa_reset(const forced_isa_reset&) = delete;
-    forced_isa_reset& operator=(const forced_isa_reset&) = delete;
-    ~forced_isa_reset() { reset_forced_isa(); }
-};
-
 }  // namespace
 
 TEST_CASE("the ladder starts at scalar, rises, and holds the detected and active levels") {
-    const forced_isa_reset reset;
+    const rdelta::test::forced_isa_reset reset;
     reset_forced_isa();
     const auto ladder = isa_ladder();
     REQUIRE(!ladder.empty());
@@ -57,7 +52,7 @@ TEST_CASE("the ladder starts at scalar, rises, and holds the detected and active
 }
 
 TEST_CASE("force_isa caps within the ladder; another family's level leaves scalar") {
-    const forced_isa_reset reset;
+    const rdelta::test::forced_isa_reset reset;
     reset_forced_isa();
     const isa top = active_isa();
     for (isa level : isa_ladder()) {

@@ -10,6 +10,8 @@
 // right before a PROT_NONE page. The reference's filter test must equal
 // block_index::may_contain of a real index, and skip_rejected() at every ISA level
 // must stop where the plain one-window-at-a-time loop would.
+#include "guarded_region.hpp"
+#include "isa_levels.hpp"
 #include "test_helpers.hpp"
 
 #include "checksum/weak_sum.hpp"
@@ -21,8 +23,6 @@
 #include <rdelta/signature.hpp>
 
 #include <doctest/doctest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -159,31 +159,6 @@ void compare_starts(const skip_kernel& k, const test_filter& f, const std::uint8
     }
 }
 
-// A region of pages with a PROT_NONE page right after it.
-struct guarded_end {
-    std::uint8_t* base = nullptr;
-    std::size_t usable = 0, page = 0;
-
-    explicit guarded_end(std::size_t min_usable) {
-        page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-        usable = (min_usable + page - 1) / page * page;
-        void* p = mmap(nullptr, usable + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        REQUIRE(p != MAP_FAILED);
-        base = static_cast<std::uint8_t*>(p);
-        REQUIRE(mprotect(base + usable, page, PROT_NONE) == 0);
-    }
-    guarded_end(const guarded_end&) = delete;
-    guarded_end& operator=(const guarded_end&) = delete;
-    ~guarded_end() { munmap(base, usable + page); }
-};
-
-struct forced_isa_reset {
-    forced_isa_reset() = default;
-    forced_isa_reset(const forced_isa_reset&) = delete;
-    forced_isa_reset& operator=(const forced_isa_reset&) = delete;
-    ~forced_isa_reset() { reset_forced_isa(); }
-};
-
 }  // namespace
 
 TEST_CASE("window-skip kernels equal the scalar reference (filters of every density)") {
@@ -269,7 +244,7 @@ TEST_CASE("window-skip kernels: a digest of 0 has the key 0xffffffff") {
 }
 
 TEST_CASE("window-skip kernels never read past the last window's byte (PROT_NONE guard page)") {
-    const guarded_end region(8192);
+    const test::guarded_region region(8192);
     const test::bytes fill = test::random_bytes(region.usable, 25);
     std::memcpy(region.base, fill.data(), region.usable);
     for (const skip_kernel* k : supported()) {
@@ -319,7 +294,7 @@ TEST_CASE("the reference's filter test is block_index::may_contain") {
 }
 
 TEST_CASE("skip_rejected at every ISA level stops where the one-window loop would") {
-    const forced_isa_reset reset;
+    const test::forced_isa_reset reset;
     const test::bytes data = test::random_bytes(20000, 27);
     const std::uint8_t* d = data.data();
     test_filter f(14);
