@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -50,6 +52,20 @@ using bytes = std::vector<std::uint8_t>;
 
 inline bytes from_string(std::string_view s) {
     return bytes(s.begin(), s.end());
+}
+
+/// Writes `data` to the file at `path`, replacing what it held.
+inline void write_file(const std::filesystem::path& path, std::string_view data) {
+    std::ofstream(path, std::ios::binary).write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+inline void write_file(const std::filesystem::path& path, const bytes& data) {
+    write_file(path, std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
+}
+
+/// All the bytes of the file at `path` (none if it cannot be read).
+inline bytes read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return bytes(std::istreambuf_iterator<char>(in), {});
 }
 
 /// Parse hex digits, ignoring spaces and '|'.

@@ -6,34 +6,16 @@
 
 #include <unistd.h>
 #include <filesystem>
-#include <fstream>
 
 #include <doctest/doctest.h>
 
 using namespace rdelta;
 namespace fs = std::filesystem;
 
-namespace {
-
-struct temp_folder {
-    fs::path path;
-    temp_folder() {
-        char name[] = "/tmp/rdelta-root-XXXXXX";
-        path = ::mkdtemp(name);
-    }
-    ~temp_folder() { fs::remove_all(path); }
-};
-
-void write_file(const fs::path& p, const std::string& text) {
-    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
-}
-
-}  // namespace
-
 TEST_CASE("basis root: kept for exactly the signature's bytes") {
-    temp_folder dir;
+    test::temp_dir dir;
     const std::string sig = (dir.path / "night.sig").string();
-    write_file(sig, "a signature's bytes");
+    test::write_file(sig, "a signature's bytes");
     const chunk_root root{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
     CHECK(basis_root_path(sig) == (dir.path / ".night.sig.rdelta-root").string());
     CHECK(basis_root_path("x.sig") == ".x.sig.rdelta-root");
@@ -41,10 +23,10 @@ TEST_CASE("basis root: kept for exactly the signature's bytes") {
     REQUIRE(write_basis_root(sig, root, false).ok());
     CHECK(read_basis_root(sig) == root);
     // Rewritten, the signature is another one: the record no longer counts.
-    write_file(sig, "another signature");
+    test::write_file(sig, "another signature");
     CHECK_FALSE(read_basis_root(sig));
     // A record replaced by a symlink to a good one is not followed.
-    write_file(sig, "a signature's bytes");
+    test::write_file(sig, "a signature's bytes");
     REQUIRE(read_basis_root(sig) == root);
     const fs::path kept = basis_root_path(sig), moved = dir.path / "elsewhere";
     fs::rename(kept, moved);
@@ -54,7 +36,7 @@ TEST_CASE("basis root: kept for exactly the signature's bytes") {
     // Damaged records are ignored.
     for (const std::string& bad :
          {std::string(), std::string("rdelta-root 1 zz\n"), "rdelta-root 2 " + std::string(65, '0') + "\n"}) {
-        write_file(kept, bad);
+        test::write_file(kept, bad);
         CHECK_FALSE(read_basis_root(sig));
     }
 }

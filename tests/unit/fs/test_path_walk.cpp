@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <filesystem>
-#include <fstream>
 
 #include <doctest/doctest.h>
 
@@ -22,11 +21,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using rdelta::test::temp_dir;
-
-void write_file(const fs::path& path, const test::bytes& data) {
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-}
 
 ino_t inode_of(const fs::path& p) {
     struct stat st {};
@@ -39,7 +33,7 @@ ino_t inode_of(const fs::path& p) {
 TEST_CASE("open_walked: the file a name leads to, through symlinks, '..' and relative names, with its folder") {
     temp_dir dir;
     fs::create_directories(dir.path / "a" / "b");
-    write_file(dir.path / "a" / "b" / "img", test::random_bytes(100, 1));
+    test::write_file(dir.path / "a" / "b" / "img", test::random_bytes(100, 1));
     fs::create_symlink("b/img", dir.path / "a" / "rel-link");
     fs::create_symlink(dir.path / "a", dir.path / "dir-link");
     fs::create_symlink("../rel-link", dir.path / "a" / "b" / "chain");

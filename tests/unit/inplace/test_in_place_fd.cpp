@@ -24,11 +24,6 @@ namespace {
 
 using rdelta::test::temp_dir;
 
-void write_file(const fs::path& path, const test::bytes& data) {
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-}
-
 // A delta of literal data only, without trailer: it applies to any file.
 test::bytes literal_delta(const test::bytes& data) {
     test::bytes d = {0x72, 0x73, 0x02, 0x36, 0x43};  // magic, LITERAL with a 4-byte length
@@ -71,7 +66,7 @@ TEST_CASE("in_place_fd: a name that is no regular file is refused; the lock is e
     REQUIRE_FALSE(fifo);
     CHECK(fifo.err().message.find("not a regular file") != std::string::npos);
     const auto img = dir.path / "img";
-    write_file(img, test::random_bytes(3000, 1));
+    test::write_file(img, test::random_bytes(3000, 1));
     auto first = in_place_fd::open(img.string());
     auto second = in_place_fd::open(img.string());
     REQUIRE(first);
@@ -113,7 +108,7 @@ TEST_CASE("in_place_fd: holes are reported as holes, punched back, and writes gr
 TEST_CASE("history: the image's own folder is made 0700 and followed; another owner's or a symlink is refused") {
     temp_dir dir;
     const auto img = dir.path / "img";
-    write_file(img, test::random_bytes(3000, 2));
+    test::write_file(img, test::random_bytes(3000, 2));
     auto image = in_place_fd::open(img.string());
     REQUIRE(image);
     auto none = history::open(*image, "", false);
@@ -148,7 +143,7 @@ TEST_CASE("in_place_fd: the journal is found through the folder it was opened in
     temp_dir dir;
     fs::create_directory(dir.path / "first");
     const auto img = dir.path / "first" / "img";
-    write_file(img, test::random_bytes(5000, 2));
+    test::write_file(img, test::random_bytes(5000, 2));
     auto image = in_place_fd::open(img.string());
     REQUIRE(image);
     // The folder is renamed and its name taken by another folder meanwhile.
@@ -167,7 +162,7 @@ TEST_CASE("in place: a delta without trailer is remembered and refused on the un
           doctest::skip(!rdelta::test::temp_has_user_attributes())) {
     temp_dir dir;
     const auto img = dir.path / "img";
-    write_file(img, test::random_bytes(9000, 3));
+    test::write_file(img, test::random_bytes(9000, 3));
     const auto next = test::random_bytes(7000, 4);
     const auto delta = literal_delta(next);
     in_place_options o;

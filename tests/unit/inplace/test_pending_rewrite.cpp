@@ -11,8 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include <doctest/doctest.h>
 
@@ -23,25 +21,15 @@ namespace {
 
 using rdelta::test::temp_dir;
 
-void write_file(const fs::path& path, const test::bytes& data) {
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-}
-
 // A staging file as a rewrite of `file` leaves it: tagged for that inode.
 void write_staging(const fs::path& path, const test::bytes& data, const fs::path& file) {
-    write_file(path, data);
+    test::write_file(path, data);
     struct stat st {};
     REQUIRE(::stat(file.c_str(), &st) == 0);
     const int fd = ::open(path.c_str(), O_RDONLY);
     REQUIRE(fd >= 0);
     REQUIRE(io_detail::tag_staging_file(fd, st.st_dev, st.st_ino));
     ::close(fd);
-}
-
-test::bytes read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return test::bytes(std::istreambuf_iterator<char>(in), {});
 }
 
 std::uint64_t inode(const fs::path& path) {
@@ -54,11 +42,11 @@ std::uint64_t inode(const fs::path& path) {
 
 TEST_CASE("finish_interrupted_rewrite: nothing pending is nothing to do") {
     temp_dir dir;
-    write_file(dir.path / "f", test::random_bytes(1000, 1));
+    test::write_file(dir.path / "f", test::random_bytes(1000, 1));
     auto done = finish_interrupted_rewrite((dir.path / "f").string());
     REQUIRE(done);
     CHECK(done->empty());
-    CHECK(read_file(dir.path / "f") == test::random_bytes(1000, 1));
+    CHECK(test::read_file(dir.path / "f") == test::random_bytes(1000, 1));
 }
 
 TEST_CASE("finish_interrupted_rewrite: the staging file is copied into the inode, shorter or longer, then removed") {
@@ -66,7 +54,7 @@ TEST_CASE("finish_interrupted_rewrite: the staging file is copied into the inode
     for (std::size_t size : {std::size_t{0}, std::size_t{10}, std::size_t{3} << 20}) {
         const auto file = dir.path / "f", other = dir.path / "other-link", staging = dir.path / ".f.rdelta-rewrite";
         fs::remove(file), fs::remove(other);
-        write_file(file, test::random_bytes(1 << 20, 2));
+        test::write_file(file, test::random_bytes(1 << 20, 2));
         fs::create_hard_link(file, other);
         const auto content = test::random_bytes(size, size + 3);
         write_staging(staging, content, file);
@@ -74,8 +62,8 @@ TEST_CASE("finish_interrupted_rewrite: the staging file is copied into the inode
         auto done = finish_interrupted_rewrite(file.string());
         REQUIRE(done);
         CHECK(*done == staging.string());
-        CHECK(read_file(file) == content);
-        CHECK(read_file(other) == content);
+        CHECK(test::read_file(file) == content);
+        CHECK(test::read_file(other) == content);
         CHECK(inode(file) == ino);
         CHECK(!fs::exists(staging));
     }
@@ -84,33 +72,33 @@ TEST_CASE("finish_interrupted_rewrite: the staging file is copied into the inode
 TEST_CASE("finish_interrupted_rewrite: through a symlink, the staging file beside its target") {
     temp_dir dir;
     fs::create_directory(dir.path / "real");
-    write_file(dir.path / "real" / "f", test::random_bytes(100, 4));
+    test::write_file(dir.path / "real" / "f", test::random_bytes(100, 4));
     fs::create_symlink(dir.path / "real" / "f", dir.path / "link");
     write_staging(dir.path / "real" / ".f.rdelta-rewrite", test::random_bytes(200, 5), dir.path / "real" / "f");
-    write_file(dir.path / ".link.rdelta-rewrite", test::random_bytes(300, 6));  // not the target's: ignored
+    test::write_file(dir.path / ".link.rdelta-rewrite", test::random_bytes(300, 6));  // not the target's: ignored
     auto done = finish_interrupted_rewrite((dir.path / "link").string());
     REQUIRE(done);
-    CHECK(read_file(dir.path / "real" / "f") == test::random_bytes(200, 5));
+    CHECK(test::read_file(dir.path / "real" / "f") == test::random_bytes(200, 5));
     CHECK(fs::exists(dir.path / ".link.rdelta-rewrite"));
 }
 
 TEST_CASE("finish_interrupted_rewrite: a symlink or a file with other links under the staging name is refused") {
     temp_dir dir;
     const auto file = dir.path / "f", staging = dir.path / ".f.rdelta-rewrite";
-    write_file(file, test::random_bytes(100, 7));
-    write_file(dir.path / "secret", test::random_bytes(100, 8));
+    test::write_file(file, test::random_bytes(100, 7));
+    test::write_file(dir.path / "secret", test::random_bytes(100, 8));
     fs::create_symlink(dir.path / "secret", staging);
     auto done = finish_interrupted_rewrite(file.string());
     REQUIRE(!done);
     CHECK(done.err().code == errc::io_error);
     CHECK(done.err().message.find(staging.string()) != std::string::npos);
-    CHECK(read_file(file) == test::random_bytes(100, 7));
+    CHECK(test::read_file(file) == test::random_bytes(100, 7));
     CHECK(fs::is_symlink(staging));
     fs::remove(staging);
     fs::create_hard_link(dir.path / "secret", staging);
     done = finish_interrupted_rewrite(file.string());
     REQUIRE(!done);
-    CHECK(read_file(file) == test::random_bytes(100, 7));
+    CHECK(test::read_file(file) == test::random_bytes(100, 7));
     CHECK(fs::exists(staging));
 }
 
@@ -118,7 +106,7 @@ TEST_CASE("finish_interrupted_rewrite: a name too long for the suffix uses a has
     temp_dir dir;
     const std::string base(250, 'n');
     const auto file = dir.path / base;
-    write_file(file, test::random_bytes(100, 9));
+    test::write_file(file, test::random_bytes(100, 9));
     CHECK(finish_interrupted_rewrite(file.string()).value().empty());  // nothing pending
     // Whatever the name, an output_file rewrite of a hard-linked file leaves nothing behind.
     fs::create_hard_link(file, dir.path / "second");
@@ -127,6 +115,6 @@ TEST_CASE("finish_interrupted_rewrite: a name too long for the suffix uses a has
     const auto content = test::random_bytes(5000, 10);
     REQUIRE(out->write(content));
     REQUIRE(out->commit());
-    CHECK(read_file(dir.path / "second") == content);
+    CHECK(test::read_file(dir.path / "second") == content);
     CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}) == 2);
 }
