@@ -1,5 +1,6 @@
 // test_in_place.cpp - in-place patching: results equal an ordinary patch, unsafe
 // deltas are refused before anything is written, same-offset copies write nothing.
+#include "in_place_delta.hpp"
 #include "paged_file.hpp"
 #include "test_helpers.hpp"
 
@@ -165,16 +166,10 @@ TEST_CASE("in place: zeros copied or written onto holes are not written, holes a
     test::bytes next = basis;
     next.insert(next.begin(), {'a', 'b', 'c'});
     for (bool checksum : {false, true}) {
-        auto sig_bytes = make_signature(basis, {0x72730147, 4096, 32});
-        REQUIRE(sig_bytes.ok());
-        auto sig = load_signature(*sig_bytes);
-        REQUIRE(sig.ok());
-        REQUIRE(sig->build_index(true).ok());
-        auto delta = make_delta(*sig, next, 0, delta_options{{1}, checksum, true});
-        REQUIRE(delta.ok());
+        const auto delta = test::in_place_delta(basis, next, 4096, checksum);
         paged_file file(basis);
         file.make_hole(64 << 10, (64 << 10) + (1 << 20));
-        auto done = patch_in_place(*delta, file, {});
+        auto done = patch_in_place(delta, file, {});
         REQUIRE(done.ok());
         CHECK(file.data() == next);
         CHECK(done->checksum_verified == checksum);

@@ -2,6 +2,7 @@
 // patch (its journal found through the folder it was opened in, its lock, its
 // holes), the record that stops a delta without trailer from being applied twice,
 // and an image's history folder followed only when it is the caller's own.
+#include "in_place_delta.hpp"
 #include "paged_file.hpp"
 #include "test_helpers.hpp"
 
@@ -45,12 +46,6 @@ bool temp_keeps_holes() {
         return ok;
     }();
     return keeps;
-}
-
-delta_opener opener_of(const test::bytes& delta) {
-    return [&delta]() -> result<std::unique_ptr<byte_source>> {
-        return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta, "delta"));
-    };
 }
 
 }  // namespace
@@ -169,19 +164,19 @@ TEST_CASE("in place: a delta without trailer is remembered and refused on the un
     auto image = in_place_fd::open(img.string());
     REQUIRE(image);
     REQUIRE(image->can_remember_applied());
-    REQUIRE(patch_in_place(opener_of(delta), *image, o));
+    REQUIRE(patch_in_place(test::opener_of(delta), *image, o));
     const auto last = image->last_applied();
     REQUIRE(last);
     CHECK(last->size == next.size());
     auto again = in_place_fd::open(img.string());
     REQUIRE(again);
-    auto refused = patch_in_place(opener_of(delta), *again, o);
+    auto refused = patch_in_place(test::opener_of(delta), *again, o);
     REQUIRE(!refused);
     CHECK(refused.err().code == errc::corrupt);
     CHECK(refused.err().message.find("already applied") != std::string::npos);
     // Another delta applies; once the file changed, the first one applies again.
-    CHECK(patch_in_place(opener_of(literal_delta(test::random_bytes(100, 5))), *again, o));
-    CHECK(patch_in_place(opener_of(delta), *again, o));
+    CHECK(patch_in_place(test::opener_of(literal_delta(test::random_bytes(100, 5))), *again, o));
+    CHECK(patch_in_place(test::opener_of(delta), *again, o));
     // A write by anyone else makes the record stale too.
     { std::ofstream(img, std::ios::binary | std::ios::in | std::ios::out).write("x", 1); }
     auto changed = in_place_fd::open(img.string());
@@ -193,12 +188,12 @@ TEST_CASE("in place: a delta without trailer is refused where the file cannot re
     test::paged_file file(test::random_bytes(1000, 6));  // a memory file: no record kept
     const auto next = test::random_bytes(500, 7);
     in_place_options o;
-    auto refused = patch_in_place(opener_of(literal_delta(next)), file, o);
+    auto refused = patch_in_place(test::opener_of(literal_delta(next)), file, o);
     REQUIRE(!refused);
     CHECK(refused.err().code == errc::io_error);
     CHECK(file.data() == test::random_bytes(1000, 6));
     CHECK(file.count.bytes_written == 0);
     o.allow_unrecorded = true;
-    REQUIRE(patch_in_place(opener_of(literal_delta(next)), file, o));
+    REQUIRE(patch_in_place(test::opener_of(literal_delta(next)), file, o));
     CHECK(file.data() == next);
 }

@@ -1,6 +1,7 @@
 // test_journal.cpp - the undo journal of in-place patching: a power cut after any
 // number of operations recovers to exactly the old or the new file (bytes and
 // holes), a failed verification rolls back, damaged journals change nothing.
+#include "in_place_delta.hpp"
 #include "paged_file.hpp"
 #include "test_helpers.hpp"
 #include "volatile_journal.hpp"
@@ -25,18 +26,8 @@ using test::volatile_journal;
 
 namespace {
 
-test::bytes in_place_delta(const test::bytes& basis, const test::bytes& next, std::uint32_t block, bool checksum) {
-    auto sig_bytes = make_signature(basis, {0x72730147, block, 32});
-    REQUIRE(sig_bytes.ok());
-    auto sig = load_signature(*sig_bytes);
-    REQUIRE(sig.ok());
-    REQUIRE(sig->build_index(true).ok());
-    auto d = make_delta(*sig, next, 0, delta_options{{1}, checksum, true});
-    REQUIRE(d.ok());
-    return *d;
-}
-
-delta_opener opener_of(const test::bytes& delta) {
+// Opens `delta` as a source of no known size, as a pipe is.
+delta_opener pipe_opener_of(const test::bytes& delta) {
     struct source final : byte_source {
         explicit source(const test::bytes& d) : d_(d) {}
         result<std::size_t> read_full(std::span<std::uint8_t> out) override {
@@ -97,7 +88,7 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
         for (bool checksum : {true, false}) {
             CAPTURE(c.name);
             CAPTURE(checksum);
-            const auto delta = in_place_delta(c.basis, c.next, 1024, checksum);
+            const auto delta = test::in_place_delta(c.basis, c.next, 1024, checksum);
             power unlimited;
             paged_file old_file(c.basis);
             old_file.attach(unlimited);
@@ -111,7 +102,7 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 o.allow_unrecorded = true;  // a memory file keeps no record
                 o.journal = &j;
                 o.batch_bytes = 16 << 10;  // many batches
-                auto done = patch_in_place(opener_of(delta), new_file, o);
+                auto done = patch_in_place(pipe_opener_of(delta), new_file, o);
                 REQUIRE(done.ok());
                 CHECK(new_file.data() == c.next);
                 CHECK_FALSE(j.present);
@@ -132,7 +123,7 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
                 o.journal = &j;
                 o.batch_bytes = 16 << 10;
                 p.budget = k;
-                const bool finished = patch_in_place(opener_of(delta), file, o).ok();
+                const bool finished = patch_in_place(pipe_opener_of(delta), file, o).ok();
                 p.budget = UINT64_MAX;  // power is back
                 file.power_cut(fate(k), k);
                 // Part old, part new: the file itself says so (any name reaches it).
@@ -170,7 +161,7 @@ TEST_CASE("journal: a power cut after any operation recovers to exactly the old 
 TEST_CASE("no journal: an image a power cut leaves torn says so on itself; a whole one does not") {
     const auto cases = crash_cases();
     const auto& c = cases.front();
-    const auto delta = in_place_delta(c.basis, c.next, 1024, false);
+    const auto delta = test::in_place_delta(c.basis, c.next, 1024, false);
     power unlimited;
     paged_file old_file(c.basis);
     old_file.attach(unlimited);
@@ -178,7 +169,7 @@ TEST_CASE("no journal: an image a power cut leaves torn says so on itself; a who
     in_place_options o;
     o.allow_unrecorded = true;  // a memory file keeps no record
     o.batch_bytes = 16 << 10;
-    REQUIRE(patch_in_place(opener_of(delta), new_file, o).ok());
+    REQUIRE(patch_in_place(pipe_opener_of(delta), new_file, o).ok());
     CHECK(new_file.marks == 1);
     CHECK_FALSE(new_file.marked);
     const std::uint64_t total = unlimited.used;
@@ -189,7 +180,7 @@ TEST_CASE("no journal: an image a power cut leaves torn says so on itself; a who
         paged_file file = old_file;
         file.attach(p);
         p.budget = k;
-        CHECK_FALSE(patch_in_place(opener_of(delta), file, o).ok());
+        CHECK_FALSE(patch_in_place(pipe_opener_of(delta), file, o).ok());
         p.budget = UINT64_MAX;
         file.power_cut(fate(k), k);
         if (!file.same(old_file) && !file.same(new_file)) {
@@ -202,7 +193,7 @@ TEST_CASE("no journal: an image a power cut leaves torn says so on itself; a who
 
 TEST_CASE("journal: a mismatch found when the written file is verified rolls it back") {
     const auto c = crash_cases()[0];
-    const auto delta = in_place_delta(c.basis, c.next, 1024, true);
+    const auto delta = test::in_place_delta(c.basis, c.next, 1024, true);
     power p;
     paged_file file(c.basis);
     file.attach(p);
@@ -213,7 +204,7 @@ TEST_CASE("journal: a mismatch found when the written file is verified rolls it 
     o.allow_unrecorded = true;  // a memory file keeps no record
     o.journal = &j;
     file.damage_next_write = true;  // the first write reaching the file is damaged
-    auto done = patch_in_place(opener_of(delta), file, o);
+    auto done = patch_in_place(pipe_opener_of(delta), file, o);
     REQUIRE_FALSE(done.ok());
     CHECK(done.err().code == errc::corrupt);
     CHECK(done.err().message.find("rolled back") != std::string::npos);
@@ -223,7 +214,7 @@ TEST_CASE("journal: a mismatch found when the written file is verified rolls it 
 
 TEST_CASE("journal: damaged journals change nothing; one never made valid is dropped") {
     const auto c = crash_cases()[0];
-    const auto delta = in_place_delta(c.basis, c.next, 1024, true);
+    const auto delta = test::in_place_delta(c.basis, c.next, 1024, true);
     // A hot journal: power cut in the middle of the writes.
     power p;
     paged_file file(c.basis);
@@ -240,10 +231,10 @@ TEST_CASE("journal: damaged journals change nothing; one never made valid is dro
         volatile_journal cj(count);
         in_place_options co = o;
         co.journal = &cj;
-        REQUIRE(patch_in_place(opener_of(delta), copy, co).ok());
+        REQUIRE(patch_in_place(pipe_opener_of(delta), copy, co).ok());
         p.budget = count.used / 2;
     }
-    (void)patch_in_place(opener_of(delta), file, o);
+    (void)patch_in_place(pipe_opener_of(delta), file, o);
     p.budget = UINT64_MAX;
     file.power_cut(unsynced::torn, 1);
     j.reboot();
@@ -353,7 +344,7 @@ TEST_CASE("journal: many short commands are saved and written as a few long regi
         o.allow_unrecorded = true;  // a memory file keeps no record
         o.journal = &j;
         o.batch_bytes = 16 << 10;
-        auto done = patch_in_place(opener_of(delta), new_file, o);
+        auto done = patch_in_place(pipe_opener_of(delta), new_file, o);
         REQUIRE(done.ok());
         CHECK(new_file.data() == *expected);
         CHECK(done->job.copy_cmds == 22000);
@@ -375,7 +366,7 @@ TEST_CASE("journal: many short commands are saved and written as a few long regi
         o.journal = &j;
         o.batch_bytes = 16 << 10;
         p.budget = k;
-        const bool finished = patch_in_place(opener_of(delta), file, o).ok();
+        const bool finished = patch_in_place(pipe_opener_of(delta), file, o).ok();
         p.budget = UINT64_MAX;
         file.power_cut(fate(k), k);
         j.reboot();
@@ -391,7 +382,7 @@ TEST_CASE("journal: a hole that runs to an unaligned end is saved up to that end
     test::bytes basis = test::random_bytes(100000 + 123, 91);
     test::bytes next = basis;
     std::fill(next.begin() + 60000, next.end(), 7);  // writes over the hole to the end
-    const auto delta = in_place_delta(basis, next, 1024, true);
+    const auto delta = test::in_place_delta(basis, next, 1024, true);
     power p;
     paged_file file(basis);
     file.attach(p);
@@ -402,7 +393,7 @@ TEST_CASE("journal: a hole that runs to an unaligned end is saved up to that end
     o.allow_unrecorded = true;
     o.journal = &j;
     file.damage_next_write = true;  // fails the check after writing: the journal rolls it back
-    auto done = patch_in_place(opener_of(delta), file, o);
+    auto done = patch_in_place(pipe_opener_of(delta), file, o);
     REQUIRE_FALSE(done.ok());
     CHECK(done.err().message.find("rolled back") != std::string::npos);
     CHECK(file.same(before));

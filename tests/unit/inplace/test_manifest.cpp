@@ -1,5 +1,6 @@
 // test_manifest.cpp - chunk hashes and their root, the two trailer forms, and the
 // in-place patch that verifies only what it writes against the image's manifest.
+#include "in_place_delta.hpp"
 #include "paged_file.hpp"
 #include "test_helpers.hpp"
 
@@ -23,21 +24,9 @@ using test::paged_file;
 
 namespace {
 
-delta_opener opener_of(const test::bytes& delta) {
-    return [&delta]() -> result<std::unique_ptr<byte_source>> {
-        return std::unique_ptr<byte_source>(std::make_unique<memory_source>(delta, "delta"));
-    };
-}
-
-test::bytes delta_of(const test::bytes& basis, const test::bytes& next) {
-    auto sig_bytes = make_signature(basis, {0x72730147, 2048, 32});
-    REQUIRE(sig_bytes.ok());
-    auto sig = load_signature(*sig_bytes);
-    REQUIRE(sig.ok());
-    REQUIRE(sig->build_index(true).ok());
-    auto d = make_delta(*sig, next, 0, delta_options{{1}, true, true});
-    REQUIRE(d.ok());
-    return *d;
+// An in-place delta over 2048-byte blocks with its checksum trailer.
+test::bytes checksummed_delta(const test::bytes& basis, const test::bytes& next) {
+    return test::in_place_delta(basis, next, 2048, true);
 }
 
 // 4 MiB of data with a 1 MiB run of zeros, and the same with three small edits.
@@ -85,7 +74,7 @@ TEST_CASE("manifest: both trailer forms are read; a whole-file trailer still ver
     const auto basis = test::random_bytes(200000, 93);
     auto next = basis;
     next[1234] ^= 1;
-    const auto chunked = delta_of(basis, next);
+    const auto chunked = checksummed_delta(basis, next);
     REQUIRE(detail::is_chunk_trailer(chunked.data() + chunked.size() - 32, 32));
     // The same commands with the whole-file trailer of earlier versions.
     test::bytes whole(chunked.begin(), chunked.end() - 32);
@@ -105,7 +94,7 @@ TEST_CASE("manifest: both trailer forms are read; a whole-file trailer still ver
         memory_manifest m;
         in_place_options o;
         o.manifest = &m;
-        auto done = patch_in_place(opener_of(*d), file, o);
+        auto done = patch_in_place(test::opener_of(*d), file, o);
         REQUIRE_MESSAGE(done.ok(), (done.ok() ? "" : done.err().message));
         CHECK(file.data() == next);
         CHECK(done->manifest_published == (d == &chunked));  // only a chunked trailer makes one
@@ -121,8 +110,8 @@ TEST_CASE("manifest: an in-place patch reads only what it changes once the image
     in_place_options o;
     o.manifest = &m;
     // No manifest yet: the whole file is read, and the manifest of v2 published.
-    const auto d12 = delta_of(v1, v2);
-    auto first = patch_in_place(opener_of(d12), file, o);
+    const auto d12 = checksummed_delta(v1, v2);
+    auto first = patch_in_place(test::opener_of(d12), file, o);
     REQUIRE(first.ok());
     CHECK(file.data() == v2);
     CHECK_FALSE(first->manifest_used);
@@ -130,9 +119,9 @@ TEST_CASE("manifest: an in-place patch reads only what it changes once the image
     CHECK(first->verify_bytes_read >= (3u << 20));
     REQUIRE(m.bytes.size() == detail::manifest_header::entry_at(64));
     // With it: the chunks around the one edit, before and after writing.
-    const auto d23 = delta_of(v2, v3);
+    const auto d23 = checksummed_delta(v2, v3);
     file.count.bytes_read = 0;
-    auto second = patch_in_place(opener_of(d23), file, o);
+    auto second = patch_in_place(test::opener_of(d23), file, o);
     REQUIRE(second.ok());
     CHECK(file.data() == v3);
     CHECK(second->manifest_used);
@@ -141,16 +130,16 @@ TEST_CASE("manifest: an in-place patch reads only what it changes once the image
 
     SUBCASE("the manifest of another state is not used") {
         file.changes += 1;  // changed by someone else since
-        auto d33 = delta_of(v3, v2);
-        auto third = patch_in_place(opener_of(d33), file, o);
+        auto d33 = checksummed_delta(v3, v2);
+        auto third = patch_in_place(test::opener_of(d33), file, o);
         REQUIRE(third.ok());
         CHECK(file.data() == v2);
         CHECK_FALSE(third->manifest_used);
     }
     SUBCASE("a manifest whose entries are wrong costs a whole read, not a refusal") {
         m.bytes[detail::manifest_header::entry_at(10)] ^= 1;
-        auto d32 = delta_of(v3, v2);
-        auto third = patch_in_place(opener_of(d32), file, o);
+        auto d32 = checksummed_delta(v3, v2);
+        auto third = patch_in_place(test::opener_of(d32), file, o);
         REQUIRE(third.ok());
         CHECK(file.data() == v2);
         CHECK_FALSE(third->manifest_used);
@@ -158,9 +147,9 @@ TEST_CASE("manifest: an in-place patch reads only what it changes once the image
     }
     SUBCASE("a wrong basis is still refused, and nothing written") {
         auto wrong = edited(v3);  // a delta made against another file
-        auto dw = delta_of(wrong, v1);
+        auto dw = checksummed_delta(wrong, v1);
         const auto before = file.data();
-        auto third = patch_in_place(opener_of(dw), file, o);
+        auto third = patch_in_place(test::opener_of(dw), file, o);
         REQUIRE_FALSE(third.ok());
         CHECK(third.err().code == errc::corrupt);
         CHECK(file.data() == before);
@@ -218,8 +207,8 @@ TEST_CASE("manifest: a delta naming its basis is checked against the manifest be
     memory_manifest m;
     in_place_options o;
     o.manifest = &m;
-    const auto d1 = delta_of(v0, v1);
-    REQUIRE(patch_in_place(opener_of(d1), file, o).ok());
+    const auto d1 = checksummed_delta(v0, v1);
+    REQUIRE(patch_in_place(test::opener_of(d1), file, o).ok());
     const auto root1 = detail::trailer_root(d1.data() + d1.size() - detail::chunk_trailer_size);
     // Night 2 names it as its basis: a 48-byte trailer that rdiff's patch (and ours out
     // of place) ignores beyond the checksum.
@@ -234,14 +223,14 @@ TEST_CASE("manifest: a delta naming its basis is checked against the manifest be
     CHECK(detail::trailer_basis_root(t2, detail::basis_trailer_size) == root1);
     CHECK(delta_output_root(d2) == detail::trailer_root(t2));
     CHECK(*apply_patch(v1, d2) == v2);
-    auto done = patch_in_place(opener_of(d2), file, o);
+    auto done = patch_in_place(test::opener_of(d2), file, o);
     REQUIRE(done.ok());
     CHECK(done->basis == in_place_stats::basis_check::matched);
     CHECK(file.data() == v2);
     // The same night again: up to date, nothing read or written.
     const auto ctime = file.changes;
     file.count.bytes_read = 0;
-    auto again = patch_in_place(opener_of(d2), file, o);
+    auto again = patch_in_place(test::opener_of(d2), file, o);
     REQUIRE(again.ok());
     CHECK(again->up_to_date);
     CHECK(file.count.bytes_read == 0);
@@ -252,10 +241,11 @@ TEST_CASE("manifest: a delta naming its basis is checked against the manifest be
     paged_file other(v1);
     memory_manifest m_other;
     o.manifest = &m_other;
-    auto fresh = patch_in_place(opener_of(delta_of(v1, v1)), other, o);  // an identity night gives it one
+    auto fresh =
+        patch_in_place(test::opener_of(checksummed_delta(v1, v1)), other, o);  // an identity night gives it one
     REQUIRE(fresh.ok());
     const auto before = other.changes;
-    auto refused = patch_in_place(opener_of(stale), other, o);
+    auto refused = patch_in_place(test::opener_of(stale), other, o);
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.err().code == errc::corrupt);
     CHECK(refused.err().message.find("another version") != std::string::npos);
@@ -264,7 +254,7 @@ TEST_CASE("manifest: a delta naming its basis is checked against the manifest be
     // Without a manifest the basis is applied unchecked, and said so.
     paged_file bare(v1);
     in_place_options no_manifest;
-    auto unchecked = patch_in_place(opener_of(stale), bare, no_manifest);
+    auto unchecked = patch_in_place(test::opener_of(stale), bare, no_manifest);
     REQUIRE(unchecked.ok());
     CHECK(unchecked->basis == in_place_stats::basis_check::no_manifest);
     CHECK(bare.data() == v2);
