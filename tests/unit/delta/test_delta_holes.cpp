@@ -28,12 +28,12 @@ signature indexed_signature(const test::bytes& basis, std::uint32_t magic_value,
 }
 
 // A piece of the new file: bytes, or (when `data` is empty) `zeros` zero bytes.
-struct piece {
+struct file_piece {
     test::bytes data;
     std::size_t zeros = 0;
 };
 
-test::bytes flatten(const std::vector<piece>& pieces) {
+test::bytes flatten(const std::vector<file_piece>& pieces) {
     test::bytes all;
     for (const auto& p : pieces) {
         all.insert(all.end(), p.data.begin(), p.data.end());
@@ -55,7 +55,7 @@ void drain(job& j, const std::uint8_t* in, std::size_t n, bool eof, test::bytes&
 }
 
 // The delta of `pieces` with every zero run passed to feed_zeros in parts of `split` bytes.
-test::bytes delta_fed_with_zeros(const signature& sig, const std::vector<piece>& pieces, std::size_t split,
+test::bytes delta_fed_with_zeros(const signature& sig, const std::vector<file_piece>& pieces, std::size_t split,
                                  delta_options options) {
     auto made = detail::make_scanning_delta_job(sig, options);
     REQUIRE(made);
@@ -97,7 +97,7 @@ TEST_CASE("feed_zeros encodes runs of zeros exactly as scanning them") {
     // Runs shorter and longer than the part that is always scanned (a block and a
     // literal run), passed whole and in parts of both kinds.
     for (std::size_t run : {std::size_t{999}, std::size_t{100001}}) {
-        const std::vector<piece> layouts[] = {
+        const std::vector<file_piece> layouts[] = {
             {{{}, run}, {mid, 0}},                // run at the start
             {{head, 0}, {noise, run}, {mid, 0}},  // literal pending before the run
             {{head, run}, {{}, 17}, {mid, run}},  // run reaching the end
@@ -329,7 +329,7 @@ TEST_CASE(
     std::copy(tail.begin(), tail.end(), with_zeros.end() - static_cast<std::ptrdiff_t>(tail.size()));
     const auto without_zeros = test::random_bytes(60000, 73);
     const std::size_t run = 3 << 20;
-    const std::vector<piece> layout = {{head, run}, {tail, run}};
+    const std::vector<file_piece> layout = {{head, run}, {tail, run}};
     const test::bytes next = flatten(layout);
     // Piece sizes after the first (long enough to skip windows): single bytes, less
     // and more than a block, a block and a literal run.

@@ -164,7 +164,8 @@ void write_at(int fd, const test::bytes& data, off_t at) {
     REQUIRE(::pwrite(fd, data.data(), data.size(), at) == static_cast<ssize_t>(data.size()));
 }
 
-test::bytes read_file(const std::filesystem::path& p) {
+// The file at `p`, read back through input_file.
+test::bytes read_through_input_file(const std::filesystem::path& p) {
     auto in = input_file::open(p.string());
     REQUIRE(in.ok());
     test::bytes all(static_cast<std::size_t>(in->size().value()));
@@ -219,7 +220,7 @@ TEST_CASE("direct_file_copy: a patch between files copies in the kernel and keep
         REQUIRE(status.ok());
         CHECK(*status == job_status::done);
         REQUIRE(out->commit().ok());
-        CHECK(read_file(out_path) == expected_output(whole, cmds));
+        CHECK(read_through_input_file(out_path) == expected_output(whole, cmds));
         if (sparse && fs_has_holes(basis_path)) {  // the copied hole is one (but for its edge blocks)
             const int fd = ::open(out_path.c_str(), O_RDONLY);
             CHECK(::lseek(fd, static_cast<off_t>(mib + 4096), SEEK_DATA) == static_cast<off_t>(2 * mib));

@@ -16,7 +16,7 @@ using rdelta::detail::piece;
 namespace {
 
 // One byte per offset: 'I' image, 'Z' zeros, or '0' + source.
-std::string layout(const increment_map& m) {
+std::string piece_letters(const increment_map& m) {
     std::string s;
     for (const piece& p : m.pieces())
         for (std::uint64_t i = p.from; i < p.to; ++i)
@@ -35,17 +35,17 @@ std::int64_t at(int year, int month, int day) {
 
 TEST_CASE("increment map: later puts win, resizes cut and extend with zeros") {
     increment_map m(10);
-    CHECK(layout(m) == "IIIIIIIIII");
+    CHECK(piece_letters(m) == "IIIIIIIIII");
     m.put(2, 3, 0, 100);
-    CHECK(layout(m) == "II000IIIII");
+    CHECK(piece_letters(m) == "II000IIIII");
     m.put(4, 4, 1, 200);
-    CHECK(layout(m) == "II001111II");
+    CHECK(piece_letters(m) == "II001111II");
     m.resize(6);
-    CHECK(layout(m) == "II0011");
+    CHECK(piece_letters(m) == "II0011");
     m.resize(9);
-    CHECK(layout(m) == "II0011ZZZ");
+    CHECK(piece_letters(m) == "II0011ZZZ");
     m.put(0, 20, piece::zeros, 0);  // clipped to the length
-    CHECK(layout(m) == "ZZZZZZZZZ");
+    CHECK(piece_letters(m) == "ZZZZZZZZZ");
 }
 
 TEST_CASE("increment map: a split piece keeps its source offsets; neighbours that continue merge") {

@@ -14,13 +14,13 @@
 using namespace rdelta;
 
 namespace {
-const test::bytes basis = test::from_string("0123456789abcdefghij");
+const test::bytes patch_basis = test::from_string("0123456789abcdefghij");
 
 result<std::vector<std::uint8_t>> patch_hex(const char* hex) {
-    return apply_patch(basis, test::from_hex(hex));
+    return apply_patch(patch_basis, test::from_hex(hex));
 }
 
-std::string patched(const char* hex) {
+std::string patch_output(const char* hex) {
     auto r = patch_hex(hex);
     REQUIRE(r.ok());
     return std::string(r->begin(), r->end());
@@ -34,16 +34,16 @@ errc patch_error(const char* hex) {
 }  // namespace
 
 TEST_CASE("every opcode form") {
-    CHECK(patched("72730236 00") == "");
-    CHECK(patched("72730236 03 414243 00") == "ABC");
-    CHECK(patched("72730236 41 02 5859 00") == "XY");
-    CHECK(patched("72730236 42 0001 5a 00") == "Z");  // non-minimal LITERAL_N2 of 1
-    CHECK(patched("72730236 43 00000001 5a 00") == "Z");
-    CHECK(patched("72730236 44 0000000000000001 5a 00") == "Z");
-    CHECK(patched("72730236 45 00 05 00") == "01234");
-    CHECK(patched("72730236 4a 000a 0003 00") == "abc");
-    CHECK(patched("72730236 54 0000000000000010 0000000000000004 00") == "ghij");  // COPY_N8_N8
-    CHECK(patched("72730236 45 0a 02 02 2d2d 45 00 02 00") == "ab--01");
+    CHECK(patch_output("72730236 00") == "");
+    CHECK(patch_output("72730236 03 414243 00") == "ABC");
+    CHECK(patch_output("72730236 41 02 5859 00") == "XY");
+    CHECK(patch_output("72730236 42 0001 5a 00") == "Z");  // non-minimal LITERAL_N2 of 1
+    CHECK(patch_output("72730236 43 00000001 5a 00") == "Z");
+    CHECK(patch_output("72730236 44 0000000000000001 5a 00") == "Z");
+    CHECK(patch_output("72730236 45 00 05 00") == "01234");
+    CHECK(patch_output("72730236 4a 000a 0003 00") == "abc");
+    CHECK(patch_output("72730236 54 0000000000000010 0000000000000004 00") == "ghij");  // COPY_N8_N8
+    CHECK(patch_output("72730236 45 0a 02 02 2d2d 45 00 02 00") == "ab--01");
 }
 
 TEST_CASE("apply_patch reserves its output from the delta's commands, within basis + delta") {
@@ -62,7 +62,7 @@ TEST_CASE("apply_patch reserves its output from the delta's commands, within bas
     std::string hex = "72730236";
     for (int i = 0; i < 64; ++i) hex += " 45 00 14";
     hex += " 00";
-    auto many = apply_patch(basis, test::from_hex(hex.c_str()));
+    auto many = apply_patch(patch_basis, test::from_hex(hex.c_str()));
     REQUIRE(many.ok());
     CHECK(many->size() == 1280);
     CHECK(std::string(many->begin() + 1260, many->end()) == "0123456789abcdefghij");
@@ -71,7 +71,7 @@ TEST_CASE("apply_patch reserves its output from the delta's commands, within bas
 }
 
 TEST_CASE("bytes after END are ignored") {
-    CHECK(patched("72730236 01 41 00 ffffffff") == "A");
+    CHECK(patch_output("72730236 01 41 00 ffffffff") == "A");
 }
 
 TEST_CASE("each error case gives rdiff's code") {
@@ -93,7 +93,7 @@ TEST_CASE("each error case gives rdiff's code") {
 }
 
 TEST_CASE("error messages name the delta and say what is wrong") {
-    memory_basis reader(basis);
+    memory_basis reader(patch_basis);
     patch_options opts;
     opts.delta_name = "delta.bin";
     auto j = make_patch_job(reader, opts);
@@ -109,7 +109,7 @@ TEST_CASE("error messages name the delta and say what is wrong") {
 }
 
 TEST_CASE("output limit bounds a hostile delta") {
-    memory_basis reader(basis);
+    memory_basis reader(patch_basis);
     patch_options opts;
     opts.max_output = 10;
     auto j = make_patch_job(reader, opts);
@@ -129,7 +129,7 @@ TEST_CASE("declared lengths near 2^63 saturate the totals instead of overflowing
     for (const char* hex :
          {"72730236 01 41 44 7fffffffffffffff 42", "72730236 45 00 01 54 0000000000000000 7fffffffffffffff"}) {
         CAPTURE(hex);
-        memory_basis reader(basis);
+        memory_basis reader(patch_basis);
         auto j = make_patch_job(reader);
         const auto d = test::from_hex(hex);
         std::vector<std::uint8_t> out(64);
@@ -143,7 +143,7 @@ TEST_CASE("declared lengths near 2^63 saturate the totals instead of overflowing
 }
 
 TEST_CASE("output limit holds for literals fed a byte at a time") {
-    memory_basis reader(basis);
+    memory_basis reader(patch_basis);
     patch_options opts;
     opts.max_output = 3;
     auto j = make_patch_job(reader, opts);
@@ -164,7 +164,7 @@ TEST_CASE("output limit holds for literals fed a byte at a time") {
 
 TEST_CASE("byte-at-a-time input and output give the same result") {
     const auto d = test::from_hex("72730236 45 0a 02 41 03 585858 4a 0000 0005 00");
-    memory_basis reader(basis);
+    memory_basis reader(patch_basis);
     auto j = make_patch_job(reader);
     std::string out;
     std::size_t off = 0;
@@ -220,7 +220,7 @@ TEST_CASE("checksum trailer: written by delta, verified by patch") {
 }
 
 TEST_CASE("require_checksum refuses a delta without a trailer") {
-    memory_basis reader(basis);
+    memory_basis reader(patch_basis);
     patch_options opts;
     opts.require_checksum = true;
     auto j = make_patch_job(reader, opts);
