@@ -39,7 +39,7 @@ if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/
   ko "the arm64 cross toolchain or qemu-user is missing (.ci/install-deps installs them)"; finish
 fi
 # -O1: a behaviour check, not a speed one (qemu says nothing of arm64 speed), in
-# two thirds of the compile time; a unity build (the unit tests excepted) halves it again.
+# two thirds of the compile time; a unity build halves it again.
 if ! meson setup "$work/build" "$src" --cross-file "$src/.ci/arm64-cross.ini" -Dlibrsync_compat=disabled -Doptimization=1 \
      -Ddebug=false -Dunity=on -Dunity_size=8 \
      >"$work/setup.log" 2>&1; then
