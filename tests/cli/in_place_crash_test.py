@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 
+from build_kind import sanitized
 from hook_env import tool_for
 from update_note import attributes_here, marker
 from tally import check, summary
@@ -524,8 +525,7 @@ def peak_child(rdelta, args):
 def memory_limit(rdelta):
     """64 MiB, the bound of issue 10; a sanitizer build's shadow memory, quarantine
     and runtime add their own (about 40 MiB), so it gets 128."""
-    r = subprocess.run(["ldd", rdelta], capture_output=True, text=True)
-    return 128 if "libasan" in r.stdout or "libubsan" in r.stdout else 64
+    return 128 if sanitized(rdelta) else 64
 
 
 def memory_bounds(tool, work, rng):

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 
+from build_kind import sanitized
 from journal_forge import (COMMITTED, MiB, Tool, as_user, content, journal_bytes, journal_of, make_delta, note_of,
                            remove, set_note)
 from stale_journals import damaged_header, killed_before_journal_deleted, replayed_journal
@@ -162,11 +163,6 @@ def symlink_race(tool, work, rng, nobody, seconds=6.0):
     check(content(decoy) == decoy_bytes and after.st_ino == decoy_st.st_ino and after.st_uid == 0,
           f"root's file is never written or replaced in {runs} runs under the swapping")
     check(stat.S_ISLNK(os.lstat(img).st_mode) or stat.S_ISLNK(os.lstat(swap).st_mode), "the symlink is still there")
-
-
-def sanitized(rdelta):
-    with open(rdelta, "rb") as f:
-        return b"__asan_init" in f.read()
 
 
 def out_of_memory(tool, work, rng, rdelta):
