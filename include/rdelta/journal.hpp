@@ -118,6 +118,15 @@ class history;
 /// deleted, the point lost).
 RDELTA_API result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal, history* keep);
 
+class manifest_storage;
+/// The same, keeping the image's `manifest` (rdelta/manifest.hpp; nullptr: none)
+/// true to the file: after a rollback it names the file's new change time, after a
+/// finished patch it is brought up to date by hashing the chunks the patch changed
+/// (when it described the file as the patch began), or emptied. A manifest that
+/// cannot be written is left as it was, which a scrub reports as stale.
+RDELTA_API result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal, history* keep,
+                                                    manifest_storage* manifest);
+
 /// Whether `journal` (committed, or being committed) carries a restore point's
 /// footer: the patch that wrote it kept history, so recovery keeps it as a point
 /// (rdelta/history.hpp).

@@ -43,6 +43,10 @@ void history_step() noexcept;
 /// The command's folder of `--name-in-dir` was entered (the tool's target_folder).
 void target_folder_entered() noexcept;
 
+/// An in-place patch committed its journal: the image is whole, its note, journal
+/// and new manifest are still as during the patch.
+void in_place_committed() noexcept;
+
 /// The journal batches of `patch --in-place` (the tool's in_place_options): left
 /// as they are outside test programs.
 void steer_in_place(std::uint64_t& batch_bytes, std::function<void(std::uint64_t)>& after_batch);

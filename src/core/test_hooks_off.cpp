@@ -16,6 +16,8 @@ void history_step() noexcept {}
 
 void target_folder_entered() noexcept {}
 
+void in_place_committed() noexcept {}
+
 void steer_in_place(std::uint64_t&, std::function<void(std::uint64_t)>&) {}
 
 }  // namespace rdelta::detail::test_hooks

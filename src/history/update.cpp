@@ -13,7 +13,8 @@ namespace {
 
 struct opened_image {
     std::unique_ptr<journal_storage> journal;
-    std::unique_ptr<history> kept;  // nullptr: the image keeps no history
+    std::unique_ptr<history> kept;               // nullptr: the image keeps no history
+    std::unique_ptr<manifest_storage> manifest;  // nullptr: not kept (update_options::manifest)
 };
 
 result<opened_image> open_and_recover(in_place_fd& image, const update_options& options, update_report& report) {
@@ -28,12 +29,18 @@ result<opened_image> open_and_recover(in_place_fd& image, const update_options& 
     auto kept = history::open(image, options.history_dir, options.keep_history);
     if (!kept) return std::move(kept).err();
     if (*kept) report.history = (*kept)->name();
+    std::unique_ptr<manifest_storage> manifest;
+    if (options.manifest) {
+        auto m = open_manifest_file(image);
+        if (!m) return std::move(m).err();
+        manifest = std::move(*m);
+    }
     // Even a run without a journal of its own never patches over a half-done one.
-    auto done = recover_in_place(image, **journal, kept->get());
+    auto done = recover_in_place(image, **journal, kept->get(), manifest.get());
     report.journal_moved_away = (*journal)->moved_away();
     if (!done) return std::move(done).err();
     if (done->action != recovery_action::none && options.on_recovered) options.on_recovered(*done, report.journal);
-    return opened_image{std::move(*journal), std::move(*kept)};
+    return opened_image{std::move(*journal), std::move(*kept), std::move(manifest)};
 }
 
 }  // namespace
@@ -45,15 +52,9 @@ result<update_report> update_in_place(in_place_fd& image, const delta_opener& op
     if (opened->kept && !options.journal)
         return fail(errc::param_error, report.image + ": keeps a history (" + report.history +
                                            "), which needs the undo journal: nothing was changed");
-    std::unique_ptr<manifest_storage> manifest;
-    if (options.manifest) {
-        auto m = open_manifest_file(image);
-        if (!m) return std::move(m).err();
-        manifest = std::move(*m);
-    }
     in_place_options& o = options.patch;
     o.journal = options.journal ? opened->journal.get() : nullptr;
-    o.manifest = manifest.get();
+    o.manifest = opened->manifest.get();
     o.keep_history = opened->kept.get();
     auto done = patch_in_place(open, image, o);
     report.journal_moved_away = report.journal_moved_away || opened->journal->moved_away();

@@ -6,12 +6,14 @@
 // queued in batches (write_batch.cpp) whose old regions are journaled and synced
 // before any of them is written.
 #include "basis_check.hpp"
+#include "core/test_hooks.hpp"
 #include "extent_memo.hpp"
 #include "format/checksum_trailer.hpp"
 #include "format/command_stream.hpp"
 #include "in_place_check.hpp"
 #include "journal_writer.hpp"
 #include "keep_point.hpp"
+#include "manifest_refresh.hpp"
 #include "output_hash.hpp"
 #include "write_batch.hpp"
 
@@ -126,9 +128,9 @@ private:
 };
 
 // After a failure past the first write: put the old file back from the journal.
-error roll_back(error e, in_place_file& file, journal_storage* journal) {
+error roll_back(error e, in_place_file& file, journal_storage* journal, manifest_storage* manifest) {
     if (!journal) return fail(e.code, e.message + " (no journal: the file may be part old, part new)");
-    auto undone = recover_in_place(file, *journal);
+    auto undone = recover_in_place(file, *journal, nullptr, manifest);
     if (!undone)
         return fail(e.code,
                     e.message + "; rolling back failed too (" + undone.err().message + "): the file must be recovered",
@@ -234,13 +236,18 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
                                       std::optional<detail::point_footer> point, in_place_stats stats) {
     const patch_options& popt = options.patch;
     const std::uint64_t old_size = file.size(), new_size = checked.out_size;
+    // Asked before the journal's note changes the file's ctime: a manifest that
+    // describes the file now can be brought up to date if the patch is interrupted.
+    std::uint32_t journal_flags = 0;
+    if (options.manifest && detail::manifest_is_current(*options.manifest, file))
+        journal_flags = detail::journal_manifest_current;
     bool started = false;
     lap_timer timer;
     auto written = [&]() -> result<void> {
         try {
             std::optional<detail::journal_writer> journal;
             if (options.journal) {
-                journal.emplace(*options.journal, file);
+                journal.emplace(*options.journal, file, journal_flags);
                 if (auto b = journal->begin(); !b) return b;
             } else {
                 (void)file.mark_journaled("", 0);  // nothing will restore it: the note alone says it may be torn
@@ -294,18 +301,18 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
     }();
     if (!written) {
         stager.discard();
-        if (!started && !options.journal) {
-            file.clear_journal_mark();
-            return std::move(written).err();
-        }
         if (!started) {  // the image was not touched: the journal just goes
             file.clear_journal_mark();
-            (void)options.journal->remove();
+            // The note came and went: the manifest names the change time before it.
+            if (journal_flags && !detail::manifest_is_current(*options.manifest, file))
+                (void)detail::restamp_manifest(*options.manifest, file);
+            if (options.journal) (void)options.journal->remove();
             return std::move(written).err();
         }
         if (!options.journal) file.forget_applied();
-        return roll_back(std::move(written).err(), file, options.journal);
+        return roll_back(std::move(written).err(), file, options.journal, options.manifest);
     }
+    detail::test_hooks::in_place_committed();
     if (point) {
         // The journal becomes the newest point, then the note goes: a crash between
         // the two leaves a committed journal that recovery keeps the same way.
@@ -318,12 +325,14 @@ result<in_place_stats> write_in_place(const delta_opener& open, in_place_file& f
         stats.point_kept = kept->seq, stats.point_bytes = kept->stored_bytes;
     }
     file.clear_journal_mark();  // whole and synced: a journal only finishes the size now
-    if (options.journal && !point)
-        if (auto r = options.journal->remove(); !r) {
-            stager.discard();
-            return std::move(r).err();
-        }
+    // The manifest before the journal goes: a crash between the two leaves a stale
+    // journal, whose recovery empties a manifest that does not describe the file.
     stats.manifest_published = publish_manifest(file, stager, checked, options);
+    // A delta without a chunked trailer leaves the old manifest describing the old
+    // file: emptied, so that a scrub does not take the patch for a foreign change.
+    if (!stats.manifest_published && options.manifest) detail::clear_manifest(*options.manifest);
+    if (options.journal && !point)
+        if (auto r = options.journal->remove(); !r) return std::move(r).err();
     stats.seconds.commit = timer.lap();
     return stats;
 }
@@ -332,7 +341,7 @@ result<in_place_stats> patch_in_place_checked(const delta_opener& open, in_place
                                               const in_place_options& options) {
     in_place_stats stats;
     if (options.journal) {
-        auto recovered = recover_in_place(file, *options.journal, options.keep_history);
+        auto recovered = recover_in_place(file, *options.journal, options.keep_history, options.manifest);
         if (!recovered) return std::move(recovered).err();
         stats.recovered =
             recovered->action == recovery_action::rolled_back || recovered->action == recovery_action::completed;

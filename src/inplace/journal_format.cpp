@@ -15,6 +15,7 @@ void encode_header(const journal_header& h, std::uint8_t out[journal_header_size
     put_be(out + 4, journal_version, 4);
     put_be(out + 8, h.seq, 8);
     put_be(out + 16, h.state, 4);
+    put_be(out + 20, h.flags, 4);
     put_be(out + 24, h.nonce, 8);
     put_be(out + 32, h.dev, 8);
     put_be(out + 40, h.ino, 8);
@@ -30,6 +31,7 @@ bool decode_header(const std::uint8_t in[journal_header_size], journal_header& h
     if (get_be(in + 80, 8) != XXH3_64bits(in, 80)) return false;
     h.seq = get_be(in + 8, 8);
     h.state = get_be32(in + 16);
+    h.flags = get_be32(in + 20);
     h.nonce = get_be(in + 24, 8);
     h.dev = get_be(in + 32, 8);
     h.ino = get_be(in + 40, 8);

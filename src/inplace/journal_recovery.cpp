@@ -8,6 +8,7 @@
 #include "journal_reader.hpp"
 #include "journal_writer.hpp"
 
+#include "manifest_refresh.hpp"
 #include "point_format.hpp"
 
 #include "format/netint.hpp"
@@ -156,14 +157,56 @@ bool journal_keeps_point(journal_storage& journal) {
 
 namespace {
 
-result<recovery_result> recover(in_place_file& image, journal_storage& journal, history* keep) {
+// The regions of the old file a committed patch overwrote, from its records
+// (validated as a rollback would); nullopt when they cannot be told.
+std::optional<detail::byte_ranges> overwritten_by(journal_storage& journal, const detail::journal_header& h) {
+    auto refs = validate(journal, h);
+    if (!refs) return std::nullopt;
+    detail::byte_ranges out;
+    out.reserve(refs->size());
+    for (const auto& r : *refs) out.emplace_back(r.pos, r.pos + r.len);
+    return out;
+}
+
+// A journal that never became valid: whether its intent says the manifest described
+// the image as the patch began, and the image's note binds it to this journal (the
+// nonce is all there is to tell it from another one: no header vouches for it).
+bool began_with_current_manifest(journal_storage& journal, in_place_file& image) {
+    std::uint8_t intent[detail::journal_intent_size];
+    if (!read_exact(journal, detail::journal_intent_at, intent, "its intent")) return false;
+    const std::uint32_t flags = detail::get_be32(intent);
+    const std::uint64_t nonce = detail::get_be(intent + 8, 8);
+    return (flags & detail::journal_manifest_current) && nonce != 0 &&
+           image.journal_binding_of(nonce) == in_place_file::journal_binding::bound;
+}
+
+// The manifest after the journal's patch was finished or undone: brought up to
+// date when the journal says it described the file when the patch began,
+// otherwise emptied if the patch had finished (it describes an older file now).
+void refresh_manifest(manifest_storage* manifest, in_place_file& image, const detail::journal_header& h,
+                      recovery_action action, std::optional<detail::byte_ranges> overwritten) {
+    if (!manifest) return;
+    const bool was_current = (h.flags & detail::journal_manifest_current) != 0;
+    if (action == recovery_action::rolled_back) {
+        if (was_current) (void)detail::restamp_manifest(*manifest, image);
+        return;
+    }
+    if (action != recovery_action::completed) return;
+    if (!was_current || !overwritten || !detail::rebase_manifest(*manifest, image, h.old_size, std::move(*overwritten)))
+        detail::clear_manifest(*manifest);
+}
+
+result<recovery_result> recover(in_place_file& image, journal_storage& journal, history* keep,
+                                manifest_storage* manifest) {
     recovery_result done;
     if (!journal.exists()) return done;
     auto slots = read_header_slots(journal);
     if (!slots) return std::move(slots).err();
     if (!slots->newest && !slots->blank) return damaged_header(journal);
     if (!slots->newest) {  // never became valid: the image was not touched
+        const bool restamp = manifest && began_with_current_manifest(journal, image);
         image.clear_journal_mark();
+        if (restamp) (void)detail::restamp_manifest(*manifest, image);
         if (auto r = journal.remove(); !r) return std::move(r).err();
         done.action = recovery_action::discarded;
         return done;
@@ -180,11 +223,18 @@ result<recovery_result> recover(in_place_file& image, journal_storage& journal, 
     // deleting the journal) or was put back under the name since. Replaying it
     // would write old bytes over the current file, or cut it to an old size.
     if (image.journal_binding_of(h.nonce) == in_place_file::journal_binding::stale) {
+        // A committed patch whose note went before its journal: the image is whole,
+        // and a manifest that does not describe it may describe the file before it
+        // (the patch stopped before publishing its own): emptied.
+        if (manifest && h.state == detail::journal_committed && !detail::manifest_is_current(*manifest, image))
+            detail::clear_manifest(*manifest);
         if (auto r = journal.remove(); !r) return std::move(r).err();
         done.action = recovery_action::stale;
         return done;
     }
+    std::optional<detail::byte_ranges> overwritten;  // for the manifest, read before the journal moves
     if (h.state == detail::journal_committed) {
+        if (manifest && (h.flags & detail::journal_manifest_current)) overwritten = overwritten_by(journal, h);
         if (auto r = set_size(image, h.new_size); !r) return std::move(r).err();
         done.action = recovery_action::completed;
     } else {
@@ -222,9 +272,12 @@ result<recovery_result> recover(in_place_file& image, journal_storage& journal, 
         if (!kept) return std::move(kept).err();
         done.point_kept = kept->seq;
         image.clear_journal_mark();
+        refresh_manifest(manifest, image, h, done.action, std::move(overwritten));
         return done;
     }
+    // The manifest once the note is gone: dropping it changes the file's ctime.
     image.clear_journal_mark();
+    refresh_manifest(manifest, image, h, done.action, std::move(overwritten));
     if (auto r = journal.remove(); !r) return std::move(r).err();
     return done;
 }
@@ -236,8 +289,13 @@ result<recovery_result> recover_in_place(in_place_file& image, journal_storage& 
 }
 
 result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal, history* keep) {
+    return recover_in_place(image, journal, keep, nullptr);
+}
+
+result<recovery_result> recover_in_place(in_place_file& image, journal_storage& journal, history* keep,
+                                         manifest_storage* manifest) {
     try {
-        return recover(image, journal, keep);
+        return recover(image, journal, keep, manifest);
     } catch (const std::bad_alloc&) {
         // The journal is still whole: running recovery again finishes the job.
         return fail(errc::mem_error, journal.name() + ": out of memory while recovering; recovering again finishes it",

@@ -34,7 +34,9 @@ std::uint64_t align_up(std::uint64_t v) {
 
 }  // namespace
 
-journal_writer::journal_writer(journal_storage& storage, in_place_file& image) : storage_(storage), image_(image) {
+journal_writer::journal_writer(journal_storage& storage, in_place_file& image, std::uint32_t flags)
+    : storage_(storage), image_(image) {
+    header_.flags = flags;
     header_.nonce = random_nonce();
     header_.old_size = header_.new_size = image.size();
     std::tie(header_.dev, header_.ino) = image.identity();
@@ -48,13 +50,13 @@ result<void> journal_writer::put(std::span<const std::uint8_t> bytes) {
 
 result<void> journal_writer::begin() {
     if (auto c = storage_.create(); !c) return c;
-    // The header area stays zeros (no valid slot) until the first records are durable.
-    const std::vector<std::uint8_t> zeros(journal_records_at, 0);
+    // The header area stays zeros (no valid slot) until the first records are durable;
+    // only the intent is there from the start.
+    std::vector<std::uint8_t> zeros(journal_records_at, 0);
+    put_be(zeros.data() + journal_intent_at, header_.flags, 4);
+    put_be(zeros.data() + journal_intent_at + 8, header_.nonce, 8);
     end_ = 0;
-    if (auto w = put(zeros); !w) return w;
-    // Before the first valid header, so before the image is touched: the note binds
-    // the image to this journal's nonce, and recovery replays no other journal.
-    return image_.mark_journaled(storage_.name(), header_.nonce);
+    return put(zeros);
 }
 
 result<void> journal_writer::add_record(std::uint32_t kind, std::uint64_t pos, std::uint64_t len,
@@ -128,6 +130,12 @@ result<void> journal_writer::write_header() {
 result<void> journal_writer::make_durable() {
     if (count_ == header_.record_count && published_) return {};
     if (auto s = storage_.sync(); !s) return s;
+    // Before the first valid header, so before the image is touched: the note binds
+    // the image to this journal's nonce, and recovery replays no other journal. After
+    // the first sync: the journal's intent is durable before the note moves the
+    // image's change time.
+    if (!published_)
+        if (auto m = image_.mark_journaled(storage_.name(), header_.nonce); !m) return m;
     header_.records_end = end_, header_.record_count = count_;
     if (auto h = write_header(); !h) return h;
     if (auto s = storage_.sync(); !s) return s;

@@ -16,9 +16,12 @@ namespace rdelta::detail {
 
 class journal_writer {
 public:
-    journal_writer(journal_storage& storage, in_place_file& image);
+    /// `flags`: journal_manifest_current when the image's manifest describes it
+    /// exactly now (checked before begin(), whose note changes the file's ctime).
+    journal_writer(journal_storage& storage, in_place_file& image, std::uint32_t flags = 0);
 
     /// Create the journal (not valid yet: a crash now leaves one that is deleted).
+    /// The image's note binding it to the journal is set by the first make_durable().
     result<void> begin();
     /// Save the old content of [pos, pos + len) (the part before the old end):
     /// data as bytes, holes as holes.

@@ -7,6 +7,7 @@
 #include "core/exception_guard.hpp"
 #include "extent_memo.hpp"
 #include "manifest_format.hpp"
+#include "manifest_refresh.hpp"
 #include "output_hash.hpp"
 
 #include <rdelta/in_place.hpp>
@@ -18,20 +19,6 @@
 namespace rdelta {
 
 namespace {
-
-// The hash of chunk [pos, pos + len) of `image`; holes are not read.
-result<detail::chunk_hash> hash_chunk(in_place_file& image, detail::extent_memo& holes, std::uint64_t pos,
-                                      std::size_t len, std::span<std::uint8_t> buf, std::uint64_t& bytes_read) {
-    if (holes.is_hole(pos, len)) return detail::zero_chunk_hash(len);
-    for (std::size_t done = 0; done < len;) {
-        auto got = image.read(pos + done, buf.subspan(done, len - done));
-        if (!got) return std::move(got).err();
-        if (*got == 0) return fail(errc::input_ended, "the image ended while reading it");
-        done += *got;
-        bytes_read += *got;
-    }
-    return detail::hash_bytes(buf.data(), len);
-}
 
 void note_mismatch(scrub_report& r, std::uint64_t from, std::uint64_t to) {
     ++r.mismatched_chunks;
@@ -70,7 +57,7 @@ result<scrub_report> scrub(in_place_file& image, manifest_storage& manifest) {
     for (std::uint64_t i = 0; i < chunks; ++i) {
         const std::uint64_t pos = i * h.chunk_size;
         const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(h.chunk_size, image.size() - pos));
-        auto mine = hash_chunk(image, holes, pos, len, buf, r.bytes_read);
+        auto mine = detail::hash_image_chunk(image, holes, pos, len, buf, r.bytes_read);
         if (!mine) return std::move(mine).err();
         const auto theirs = known->entry(i);
         if (!theirs) return fail(errc::corrupt, manifest.name() + ": ends before its last chunk");

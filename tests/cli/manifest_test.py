@@ -2,10 +2,13 @@
 """The image's chunk manifest: a nightly in-place patch reads only the chunks it
 changes once the image has one; `rdelta verify` compares the whole image with it;
 a manifest that is stale, damaged, not ours or a planted symlink is never trusted
-(a whole read instead, never a wrong image); a wrong basis is still refused; a
-crash between the commit and the manifest's rename leaves a correct image whose
-next patch reads everything and cleans up.
-Usage: manifest_test.py --rdelta PATH. Prints 'N passed, M failed'."""
+(a whole read instead, never a wrong image); a wrong basis is still refused. A
+patch killed after its commit, or rolled back, leaves a manifest that recovery
+brings up to date (verify passes without a word of change, the next patch uses
+it); killed at the manifest's rename, the old manifest is emptied by recovery
+instead of being reported as a change made by other means.
+Usage: manifest_test.py --rdelta PATH --rdelta-test PATH (the build with the
+test hooks). Prints 'N passed, M failed'."""
 import argparse
 import json
 import os
@@ -146,15 +149,55 @@ def wrong_basis(rdelta, rng):
     subprocess.run(["cp", "--sparse=always", "backup", "image"], check=True)
 
 
-def crash_before_rename(rdelta, rng):
-    if not shutil.which("strace"):
-        check(False, "strace is installed (the test command installs it)")
-        return
-    edit(rng, "image", 10)
+def make_delta(rdelta, rng, edits=10):
+    edit(rng, "image", edits)
     for f in ("next.sig", "d"):
         if os.path.exists(f):
             os.unlink(f)
     subprocess.run([rdelta, "delta", "--new-signature", "next.sig", "host.sig", "image", "d"], check=True)
+
+
+def verify_says_nothing_changed(rdelta, what):
+    r = run(rdelta, "verify", "backup")
+    check(r.returncode == 0 and "match its manifest" in r.stderr and "change" not in r.stderr,
+          f"{what}: verify passes, and reports no change ({r.stderr!r})")
+
+
+def killed_patches(rdelta, rdelta_test, rng):
+    """Killed after its commit, the patch's recovery finishes it and refreshes the
+    manifest from the chunks it changed; killed mid-way, it rolls back and the
+    manifest takes the image's new change time. Either way verify finds nothing
+    changed and the next night reads only what it changes."""
+    for what, env in (("killed after the commit", {"RDELTA_TEST_KILL_AFTER_COMMIT": "1"}),
+                      ("killed after a batch", {"RDELTA_INPLACE_BATCH_BYTES": "4096",
+                                                "RDELTA_TEST_KILL_AFTER_BATCH": "2"})):
+        make_delta(rdelta, rng)
+        before = content("backup")
+        p = subprocess.run([rdelta_test, "patch", "--in-place", "backup", "d"], capture_output=True, text=True,
+                           env=dict(os.environ, **env))
+        committed = "COMMIT" in next(iter(env))
+        check(p.returncode == -9 and os.path.exists(".backup.rdelta-journal"), f"{what}: killed ({p.returncode})")
+        r = run(rdelta, "verify", "backup")
+        check(r.returncode != 0 and "recover" in r.stderr, f"{what}: verify asks for recovery first ({r.stderr!r})")
+        r = run(rdelta, "recover", "backup")
+        expected = content("image") if committed else before
+        check(r.returncode == 0 and content("backup") == expected, f"{what}: recovered ({r.stderr!r})")
+        verify_says_nothing_changed(rdelta, what)
+        if committed:
+            os.replace("next.sig", "host.sig")
+        else:
+            subprocess.run(["cp", "--sparse=always", "backup", "image"], check=True)
+        stats, p = night(rdelta, rng)
+        check(p.returncode == 0 and content("backup") == content("image") and stats and stats["manifest_used"] and
+              stats["verify_bytes_read"] <= 20 * 6 * 65536, f"{what}: the next night uses the manifest ({stats})")
+        verify_says_nothing_changed(rdelta, f"{what}, then a night")
+
+
+def crash_before_rename(rdelta, rng):
+    if not shutil.which("strace"):
+        check(False, "strace is installed (the test command installs it)")
+        return
+    make_delta(rdelta, rng)
     old_manifest = content(MANIFEST)
     p = run("strace", "-f", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2",
             "-e", "inject=rename,renameat,renameat2:signal=SIGKILL", rdelta, "patch", "--in-place", "backup", "d")
@@ -162,6 +205,13 @@ def crash_before_rename(rdelta, rng):
     check(p.returncode != 0 and content("backup") == content("image") and content(MANIFEST) == old_manifest,
           f"killed at the manifest's rename: the image committed, the old manifest kept ({p.returncode})")
     check(len(leftovers) == 1, f"... the new manifest left under a unique name ({leftovers})")
+    r = run(rdelta, "verify", "backup")
+    check(r.returncode != 0 and "recover" in r.stderr, f"... verify asks for recovery first ({r.stderr!r})")
+    r = run(rdelta, "recover", "backup")
+    check(r.returncode == 0 and content("backup") == content("image") and content(MANIFEST) == b"",
+          f"... recovery empties the old manifest, which described the image before ({r.stderr!r})")
+    r = run(rdelta, "verify", "backup")
+    check(r.returncode != 0 and "no manifest" in r.stderr, f"... verify then says there is none ({r.stderr!r})")
     os.replace("next.sig", "host.sig")
     stats, p = night(rdelta, rng)
     leftovers = [n for n in os.listdir(".") if n.startswith(MANIFEST + ".")]
@@ -187,7 +237,9 @@ def refusals(rdelta):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
-    rdelta = os.path.abspath(ap.parse_args().rdelta)
+    ap.add_argument("--rdelta-test", required=True)
+    args = ap.parse_args()
+    rdelta, rdelta_test = os.path.abspath(args.rdelta), os.path.abspath(args.rdelta_test)
     rng = random.Random(2026)
     with tempfile.TemporaryDirectory(prefix="rdelta-manifest-") as tmp:
         os.chdir(tmp)
@@ -195,6 +247,7 @@ def main():
         first_nights(rdelta, rng)
         distrust(rdelta, rng)
         wrong_basis(rdelta, rng)
+        killed_patches(rdelta, rdelta_test, rng)
         crash_before_rename(rdelta, rng)
         refusals(rdelta)
     sys.exit(summary())

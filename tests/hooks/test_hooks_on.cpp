@@ -7,6 +7,7 @@
 //   RDELTA_TEST_STOP_AFTER_BATCH=N      SIGSTOP right after journal batch N (until SIGCONT)
 //   RDELTA_TEST_KILL_AT_HISTORY_STEP=N  SIGKILL right after the Nth history step
 //   RDELTA_TEST_STOP_IN_TARGET_FOLDER=1 SIGSTOP once in the folder of --name-in-dir
+//   RDELTA_TEST_KILL_AFTER_COMMIT=1     SIGKILL once an in-place patch's journal is committed
 //
 // Linked into test programs only, as an object ahead of the library's archive:
 // each function here must have its namesake in src/core/test_hooks_off.cpp.
@@ -60,6 +61,10 @@ void history_step() noexcept {
 
 void target_folder_entered() noexcept {
     if (number_from("RDELTA_TEST_STOP_IN_TARGET_FOLDER") > 0) std::raise(SIGSTOP);
+}
+
+void in_place_committed() noexcept {
+    if (number_from("RDELTA_TEST_KILL_AFTER_COMMIT") > 0) std::raise(SIGKILL);
 }
 
 void steer_in_place(std::uint64_t& batch_bytes, std::function<void(std::uint64_t)>& after_batch) {

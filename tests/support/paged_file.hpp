@@ -121,12 +121,18 @@ public:
     std::pair<std::uint64_t, std::uint64_t> identity() const override { return {1, 2}; }
     std::pair<std::int64_t, std::int64_t> change_time() override { return {1, changes}; }
 
-    // The note on the file itself: an attribute, written and synced at once.
+    // The note on the file itself: an attribute, written and synced at once; like
+    // any attribute change it moves the change time. Without power it stays as it is.
     result<void> mark_journaled(const std::string& journal, std::uint64_t nonce) override {
-        marked = journal, note_nonce = nonce, ++marks;
+        if (power_ && !power_->spend()) return power_out();
+        marked = journal, note_nonce = nonce, ++marks, ++changes;
         return {};
     }
-    void clear_journal_mark() override { marked.reset(), note_nonce.reset(); }
+    void clear_journal_mark() override {  // (spends nothing: it cannot report a failure)
+        if (!marked || (power_ && power_->budget == 0)) return;
+        ++changes;
+        marked.reset(), note_nonce.reset();
+    }
     // With keeps_notes the note binds the file to one journal, as on a file system
     // with user attributes; without, there is none to read (the journal's name decides).
     journal_binding journal_binding_of(std::uint64_t nonce) override {
