@@ -1,6 +1,7 @@
 // history_folder.cpp - opening an image's history folder and its point files, and
 // keeping a committed journal as the newest point.
 #include "history_folder.hpp"
+#include "history_location.hpp"
 
 #include "core/posix_io.hpp"
 #include "core/test_hooks.hpp"
@@ -18,6 +19,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 namespace rdelta {
@@ -107,6 +109,7 @@ result<loaded_point> read_point(std::unique_ptr<point_file> file) {
 
 history_folder::~history_folder() {
     if (fd_ >= 0) ::close(fd_);
+    if (image_fd_ >= 0) ::close(image_fd_);
 }
 
 std::string history_folder::file_name(std::uint64_t seq) const {
@@ -258,6 +261,8 @@ result<history_point> history_folder::adopt(journal_storage& journal) {
         return std::move(s).err();
     }
     test_hooks::history_step();
+    // Before the patch drops its note and writes its manifest (both after this).
+    if (image_fd_ >= 0) record_history_location(image_fd_, absolute_);
     auto file = open_point(seq);
     if (!file) return std::move(file).err();
     auto p = read_point(std::move(*file));
@@ -279,6 +284,12 @@ result<std::unique_ptr<history>> history::open(const in_place_fd& image, const s
     };
     int fd = open_it();
     if (fd < 0 && errno == ENOENT) {
+        // Kept elsewhere (the image's note says where): never none, nor a second one.
+        if (beside)
+            if (const auto elsewhere = detail::recorded_history_location(s.fd_))
+                return fail(errc::param_error, s.name_ + ": its restore points are in " + *elsewhere +
+                                                   " (the history folder given when they were kept): give that "
+                                                   "folder again; nothing was changed");
         if (!create) return std::unique_ptr<history>();
         const int made = beside ? ::mkdirat(s.folder_, name.c_str(), 0700) : ::mkdir(dir.c_str(), 0700);
         if (made != 0 && errno != EEXIST) return detail::io_failed(path, "cannot create the history folder", errno);
@@ -300,6 +311,15 @@ result<std::unique_ptr<history>> history::open(const in_place_fd& image, const s
                     path + ": not a history folder rdelta made (" + why + "): not followed; nothing was changed");
     }
     auto folder = std::make_unique<detail::history_folder>(fd, path, s.dev_, s.ino_);
+    if (!beside) {
+        std::error_code ec;
+        const auto absolute = std::filesystem::absolute(dir, ec).lexically_normal().string();
+        const int image_fd = ::fcntl(s.fd_, F_DUPFD_CLOEXEC, 0);
+        if (!ec && image_fd >= 0)
+            folder->note_on_image(image_fd, absolute);
+        else if (image_fd >= 0)
+            ::close(image_fd);
+    }
     // A planted point file (a symlink, another hard link, someone else's) stops
     // every command, a patch before it writes anything, as a planted folder does.
     if (auto ok = folder->check_points(); !ok) return std::move(ok).err();

@@ -55,6 +55,9 @@ class history_folder final : public history {
 public:
     history_folder(int fd, std::string path, std::uint64_t image_dev, std::uint64_t image_ino)
         : fd_(fd), path_(std::move(path)), dev_(image_dev), ino_(image_ino) {}
+    /// A folder given by the caller (not beside the image): each point kept notes
+    /// on the image, open as `image_fd` (owned), that its points are in `absolute`.
+    void note_on_image(int image_fd, std::string absolute) { image_fd_ = image_fd, absolute_ = std::move(absolute); }
     ~history_folder() override;
 
     result<std::vector<history_point>> points() override;
@@ -84,6 +87,8 @@ private:
     int fd_;
     std::string path_;
     std::uint64_t dev_, ino_;
+    int image_fd_ = -1;     // note_on_image()
+    std::string absolute_;  // note_on_image()
 };
 
 }  // namespace rdelta::detail

@@ -5,7 +5,8 @@
 byte-identical and sparse, by number and by date; each prune policy (keep-last,
 daily, weekly, monthly, combined) keeps exactly the points borg's rules keep, and
 each kept point still restores; a point's bytes stay near the delta's; an image
-changed behind rdelta's back restores nothing (106); restore never writes the image.
+changed behind rdelta's back restores nothing (106); restore never writes the image;
+a history kept elsewhere (--history-dir) is never silently left out.
 Usage: history_test.py --rdelta PATH [--nights N]. Prints 'N passed, M failed'."""
 import argparse
 import datetime
@@ -214,6 +215,58 @@ def check_untouched_and_changed(rdelta, image, work):
           f"an image changed since point 1: 106 naming it, nothing published: {r.returncode} {r.stderr.strip()}")
 
 
+def check_history_elsewhere(rdelta, work, rng):
+    """A history kept in a folder of its own (--history-dir, given relative): the
+    image notes the folder's absolute path, and a run that forgets the folder
+    refuses (108), naming it, instead of patching without keeping a point or
+    starting a second history beside the image; given again, it works."""
+    here = os.path.join(work, "elsewhere")
+    os.makedirs(here)
+    img, hist = os.path.join(here, "vm.img"), os.path.join(here, "vm-history")
+    nights = [rng.randbytes(2 * MiB)]
+    with open(img, "wb") as f:
+        f.write(nights[0])
+
+    def next_delta():
+        new = bytearray(nights[-1])
+        at = rng.randrange(len(new) - 4096)
+        new[at:at + 4096] = rng.randbytes(4096)
+        nights.append(bytes(new))
+        with open(os.path.join(here, "new"), "wb") as f:
+            f.write(nights[-1])
+        subprocess.run([rdelta, "signature", "-f", img, os.path.join(here, "sig")], check=True)
+        subprocess.run([rdelta, "delta", "-f", os.path.join(here, "sig"), os.path.join(here, "new"),
+                        os.path.join(here, "d")], check=True)
+
+    next_delta()
+    p = subprocess.run([rdelta, "patch", "--in-place", "--keep-history", "--history-dir", "vm-history", "vm.img", "d"],
+                       capture_output=True, text=True, cwd=here)
+    check(p.returncode == 0 and os.path.isdir(hist), f"first night keeps its point in vm-history ({p.stderr.strip()})")
+    try:
+        noted = os.getxattr(img, "user.rdelta.history")
+    except OSError as e:
+        check(False, f"the image notes where its history is (user attributes: {e})")
+        return
+    check(noted == b"1 " + hist.encode(), f"... and the image notes its absolute path ({noted!r})")
+    next_delta()
+    before = os.stat(img)
+    for args in (["patch", "--in-place"], ["patch", "--in-place", "--keep-history"], ["history"]):
+        r = run(rdelta, *args, img, *([os.path.join(here, "d")] if args[0] == "patch" else []))
+        after = os.stat(img)
+        check(r.returncode == 108 and hist in r.stderr and "give that folder" in r.stderr and
+              (before.st_mtime_ns, before.st_ctime_ns) == (after.st_mtime_ns, after.st_ctime_ns) and
+              not os.path.exists(os.path.join(here, ".vm.img.rdelta-history")),
+              f"{' '.join(args)} without the folder: refused (108) naming it, the image untouched, no second "
+              f"history ({r.returncode}, {r.stderr.strip()})")
+    r = run(rdelta, "patch", "--in-place", "--history-dir", hist, img, os.path.join(here, "d"))
+    points = run(rdelta, "history", "--json", "--history-dir", hist, img)
+    check(r.returncode == 0 and points.returncode == 0 and len(json.loads(points.stdout)["points"]) == 2,
+          f"given again: the night keeps its point ({r.stderr.strip()}, {points.stdout.strip()})")
+    out = os.path.join(here, "first")
+    r = run(rdelta, "restore", "--history-dir", hist, img, "2", out)
+    check(r.returncode == 0 and open(out, "rb").read() == nights[0], f"the first night restores ({r.stderr.strip()})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
@@ -233,6 +286,7 @@ def main():
             check_dates(rdelta, image, work, args.nights)
             check_prunes(rdelta, image, work, args.nights)
             check_untouched_and_changed(rdelta, image, work)
+        check_history_elsewhere(rdelta, work, rng)
     return summary()
 
 
