@@ -192,6 +192,9 @@ def main():
     ap.add_argument("--rdiff", default="/usr/bin/rdiff")
     ap.add_argument("--ours-lib", required=True, help="our librsync.so.2.3.2 (to check ldd)")
     ap.add_argument("--workdir")
+    ap.add_argument("--sanitized", action="store_true",
+                    help="our library is a sanitizer build: rs_librsync_version carries the sanitizer's redzone, "
+                         "and Debian's rdiff, built without the sanitizers, cannot load it")
     args = ap.parse_args()
 
     ours_lib = os.path.realpath(args.ours_lib)
@@ -240,7 +243,7 @@ def main():
         table = subprocess.run(["nm", "-D", "-S", "--defined-only", lib or "/nonexistent"], capture_output=True,
                                text=True).stdout
         sizes[tag] = re.findall(r"^\S+ (\S+) \S+ rs_librsync_version$", table, re.M)
-    if not sizes["ours"] or sizes["ours"] != sizes["debian"]:
+    if not args.sanitized and (not sizes["ours"] or sizes["ours"] != sizes["debian"]):
         fail(f"rs_librsync_version's size: {sizes['ours']} on ours, {sizes['debian']} on Debian's")
 
     names = sorted(f.name for f in dirs["debian"].iterdir())
@@ -287,7 +290,7 @@ def main():
         if (rd / out_name).read_bytes() != (ours / out_name).read_bytes():
             fail(f"{out_name} differs from rdiff's ({' '.join(argv)})")
 
-    rdiff_cases_run = compare_rdiff_runs(root, args.rdiff, os.path.dirname(ours_lib))
+    rdiff_cases_run = 0 if args.sanitized else compare_rdiff_runs(root, args.rdiff, os.path.dirname(ours_lib))
 
     print(f"same {len(exported['ours'])} exported symbols as Debian's librsync.so.2; "
           f"compared {compared} files with Debian's library ({relaxed} delta call traces that differ only as "
