@@ -9,6 +9,7 @@
 // and patch jobs take and give as librsync's do as they are. Outputs never depend
 // on the chunking, except a slack delta's (empty signature), where the input
 // offered when the job is ready for more becomes one LITERAL, as in librsync.
+#include "c_enum.hpp"
 #include "capi.hpp"
 #include "delta/delta_job.hpp"
 #include "match/index_access.hpp"
@@ -55,7 +56,7 @@ public:
     rdelta::result<std::size_t> read(std::uint64_t pos, std::span<std::uint8_t> out) override {
         size_t len = out.size();
         void* buf = out.data();
-        const rs_result r = cb_(arg_, static_cast<rs_long_t>(pos), &len, &buf);
+        const int r = rdelta::capi::call_client(cb_, arg_, static_cast<rs_long_t>(pos), &len, &buf);
         if (r == RS_BLOCKED || r == RS_RUNNING) {
             // Our patch job cannot suspend inside a COPY; librsync 2.3.2 cannot
             // either (it reports "job made no progress", issue #258).
@@ -121,7 +122,7 @@ void refresh_stats(rs_job* job) {
 
 namespace {
 
-rs_job* sig_begin(size_t block_len, size_t strong_len, rs_magic_number sig_magic) {
+rs_job* sig_begin(size_t block_len, size_t strong_len, int sig_magic) {
     rs_job* job = new_job(rs_job::kind::signature);
     // Resolved with the basis size unknown, as librsync's job re-validates:
     // (0, 0, 0) gives RabinKarp + BLAKE2, 2048-byte blocks, 32-byte sums.
@@ -221,7 +222,8 @@ rs_result job_iter(rs_job_t* job, rs_buffers_t* buffers) {
 // The exported functions: nothing they call may throw into a C caller.
 
 rs_job_t* rs_sig_begin(size_t block_len, size_t strong_len, rs_magic_number sig_magic) {
-    return rdelta::capi::guarded_begin("rs_sig_begin", [&] { return sig_begin(block_len, strong_len, sig_magic); });
+    const int magic = rdelta::capi::c_int(sig_magic);  // any int a C caller passes
+    return rdelta::capi::guarded_begin("rs_sig_begin", [&] { return sig_begin(block_len, strong_len, magic); });
 }
 
 rs_job_t* rs_loadsig_begin(rs_signature_t** sig) {
@@ -253,14 +255,14 @@ rs_result rs_job_drive(rs_job_t* job, rs_buffers_t* buf, rs_driven_cb in_cb, voi
     rs_result result;
     do {
         if (!buf->eof_in && in_cb) {
-            const rs_result r = in_cb(job, buf, in_opaque);
-            if (r != RS_DONE) return r;
+            const int r = rdelta::capi::call_client(in_cb, job, buf, in_opaque);
+            if (r != RS_DONE) return rdelta::capi::as_result(r);  // the client's own code, as librsync
         }
         result = rs_job_iter(job, buf);
         if (result != RS_DONE && result != RS_BLOCKED) return result;  // pending output is not drained
         if (out_cb) {
-            const rs_result r = out_cb(job, buf, out_opaque);
-            if (r != RS_DONE) return r;
+            const int r = rdelta::capi::call_client(out_cb, job, buf, out_opaque);
+            if (r != RS_DONE) return rdelta::capi::as_result(r);
         }
     } while (result != RS_DONE);
     return result;

@@ -1,5 +1,6 @@
 // sumset.cpp - signature parameters (rs_sig_args) and the loaded signature
 // (rs_signature_t = our rdelta::signature): index building, freeing, dumping.
+#include "c_enum.hpp"
 #include "capi.hpp"
 #include "checksum/weak_sum.hpp"
 
@@ -21,7 +22,7 @@ rs_result rs_sig_args(rs_long_t old_fsize, rs_magic_number* magic, size_t* block
         const bool huge_block = *block_len > static_cast<size_t>(INT_MAX);
         rdelta::sig_request req;
         if (old_fsize >= 0) req.basis_size = static_cast<std::uint64_t>(old_fsize);
-        req.magic = static_cast<std::uint32_t>(*magic);
+        req.magic = static_cast<std::uint32_t>(rdelta::capi::c_int(*magic));
         req.block_len = huge_block ? static_cast<std::uint64_t>(INT_MAX) : *block_len;
         req.strong_len = static_cast<std::int64_t>(*strong_len);  // (size_t)-1 means "minimum"
         auto resolved = rdelta::resolve_sig_params(req);

@@ -1,6 +1,7 @@
 // trace.cpp - log sink and level (rs_trace_*), and the internal logger that formats
 // lines exactly as librsync's rs_log0() does, including its buffer sizes (a message
 // is cut at 999 bytes, as there).
+#include "c_enum.hpp"
 #include "capi.hpp"
 
 #include <cstdarg>
@@ -23,7 +24,7 @@ void rs_trace_to(rs_trace_fn_t* new_impl) {
 }
 
 void rs_trace_set_level(rs_loglevel level) {
-    trace_level = level;
+    trace_level = rdelta::capi::c_int(level);  // any int a C caller passes
 }
 
 void rs_trace_stderr(rs_loglevel, char const* msg) {

@@ -1,9 +1,8 @@
 // util.cpp - version string and rs_strerror().
+#include "c_enum.hpp"
 #include "capi.hpp"
 
 #include <rdelta/version.hpp>
-
-#include <cstring>
 
 // rdelta's name and version, in 15 bytes as Debian's "librsync 2.3.2": programs
 // built against librsync.so.2 (Debian's rdiff among them) hold a copy relocation
@@ -12,14 +11,9 @@
 static_assert(sizeof("rdelta " RDELTA_VERSION) <= 15, "rs_librsync_version must fit Debian's 15 bytes");
 char const rs_librsync_version[15] = "rdelta " RDELTA_VERSION;
 
-static_assert(sizeof(rs_result) == sizeof(int), "a C enum of these values is an int");
-
 char const* rs_strerror(rs_result r) {
-    // A C caller may pass any int (librsync answers "unexplained problem"): read as
-    // an int, since loading an rs_result beyond its enumerators' range is undefined
-    // in C++ (UBSan's enum check found it).
-    int code = 0;
-    std::memcpy(&code, &r, sizeof code);
+    // A C caller may pass any int (librsync answers "unexplained problem").
+    const int code = rdelta::capi::c_int(r);
     // Same table as our library's (RS_PARAM_ERROR and RS_TEST_SKIPPED are missing
     // from librsync's and read "unexplained problem"); 77 is not an errc value.
     if (code == RS_TEST_SKIPPED) return "unexplained problem";

@@ -679,6 +679,7 @@ int main(int argc, char** argv) {
     slack();
     errors();
     call_traces();
+    client_codes();
     utils();
     if (argc == 3) ours_only();
 

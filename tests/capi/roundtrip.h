@@ -1,5 +1,5 @@
-/* roundtrip.h - what roundtrip.c shares with call_traces.c: byte buffers, the
- * failure count, the log file and the job drivers. */
+/* roundtrip.h - what roundtrip.c shares with call_traces.c and client_codes.c:
+ * byte buffers, the failure count, the log file and the job drivers. */
 #ifndef RDELTA_TESTS_CAPI_ROUNDTRIP_H
 #define RDELTA_TESTS_CAPI_ROUNDTRIP_H
 
@@ -33,5 +33,7 @@ const char* roll_name(rs_magic_number m);
 
 /* Writes the call traces (call_traces.c). */
 void call_traces(void);
+/* Logs what callbacks returning the client's own codes lead to (client_codes.c). */
+void client_codes(void);
 
 #endif
