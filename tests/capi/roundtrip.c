@@ -5,8 +5,9 @@
  * Built twice by meson: linked to our librsync.so.2 and to Debian's. Each copy
  * checks itself (every chunking of the job API and the whole-file API must agree,
  * patches must rebuild the new file) and writes what it made to OUTDIR: signatures,
- * deltas, a log of every trace line and result code, utils.txt, and the bytes each
- * rs_job_iter() call took and gave (trace-*.txt, see call_traces()). compare.py then
+ * deltas, a log of every trace line and result code (bad_inputs.c, client_codes.c),
+ * utils.txt (utilities.c), and the bytes each rs_job_iter() call took and gave
+ * (trace-*.txt, call_traces.c). compare.py then
  * requires the two OUTDIRs to be identical (up to timings and the hash-table
  * counters librsync prints) and the signatures and deltas to equal /usr/bin/rdiff's
  * for the commands listed in OUTDIR/manifest.txt, one a line:
@@ -401,186 +402,6 @@ static void slack(void) {
     free(newf.p);
 }
 
-/* ---- bad inputs: result codes and trace lines ---------------------------- */
-
-static void bad_signature(const char* what, const unsigned char* bytes, size_t n) {
-    buf_t in = {0};
-    rs_signature_t* s;
-    rs_job_t* job = rs_loadsig_begin(&s);
-    rs_result r;
-    buf_add(&in, bytes, n);
-    fprintf(log_file, "-- loadsig %s\n", what);
-    r = run_job(job, &in, 5, 0, NULL);
-    fprintf(log_file, "result %d\n", (int)r);
-    rs_job_free(job);
-    rs_free_sumset(s);
-    free(in.p);
-}
-
-static void bad_delta(const char* what, const unsigned char* bytes, size_t n) {
-    buf_t in = {0}, out = {0}, basis = {0};
-    mem_basis_t mb = {&basis, 0};
-    rs_job_t* job = rs_patch_begin(mem_copy_cb, &mb);
-    rs_result r;
-    buf_add(&basis, "0123456789", 10);
-    buf_add(&in, bytes, n);
-    fprintf(log_file, "-- patch %s\n", what);
-    r = run_job(job, &in, 3, 4, &out);
-    fprintf(log_file, "result %d, %zu bytes out\n", (int)r, out.n);
-    rs_job_free(job);
-    free(in.p);
-    free(out.p);
-    free(basis.p);
-}
-
-static void errors(void) {
-    static const unsigned char sig_short[] = {0x72, 0x73, 0x01, 0x47, 0, 0};
-    static const unsigned char sig_block0[] = {0x72, 0x73, 0x01, 0x47, 0, 0, 0, 0, 0, 0, 0, 8};
-    static const unsigned char sig_strong33[] = {0x72, 0x73, 0x01, 0x47, 0, 0, 1, 0, 0, 0, 0, 33};
-    static const unsigned char sig_magic[] = {0x72, 0x73, 0x01, 0x48, 0, 0, 1, 0, 0, 0, 0, 8};
-    static const unsigned char sig_delta[] = {0x72, 0x73, 0x02, 0x36, 0, 0, 1, 0, 0, 0, 0, 8};
-    static const unsigned char sig_md4_17[] = {0x72, 0x73, 0x01, 0x46, 0, 0, 1, 0, 0, 0, 0, 17};
-    static const unsigned char sig_trunc[] = {0x72, 0x73, 0x01, 0x46, 0, 0, 1, 0, 0, 0, 0, 4, 1, 2, 3, 4, 5};
-    static const unsigned char sig_trail[] = {0x72, 0x73, 0x01, 0x46, 0, 0, 1, 0, 0, 0, 0, 1, 1, 2, 3, 4, 5, 9, 9};
-    static const unsigned char d_magic[] = {0x72, 0x73, 0x02, 0x37, 0};
-    static const unsigned char d_short[] = {0x72, 0x73, 0x02};
-    static const unsigned char d_noend[] = {0x72, 0x73, 0x02, 0x36, 0x02, 'a', 'b'};
-    static const unsigned char d_bogus[] = {0x72, 0x73, 0x02, 0x36, 0x55, 0};
-    static const unsigned char d_lit0[] = {0x72, 0x73, 0x02, 0x36, 0x41, 0, 0};
-    static const unsigned char d_littrunc[] = {0x72, 0x73, 0x02, 0x36, 0x05, 'a', 'b'};
-    static const unsigned char d_copy0[] = {0x72, 0x73, 0x02, 0x36, 0x45, 0, 0, 0};
-    static const unsigned char d_copyneg[] = {0x72, 0x73, 0x02, 0x36, 0x51, 0xff, 0xff, 0xff,
-                                              0xff, 0xff, 0xff, 0xff, 0xff, 1,    0};
-    static const unsigned char d_pastend[] = {0x72, 0x73, 0x02, 0x36, 0x45, 8, 5, 0};
-    static const unsigned char d_ok[] = {0x72, 0x73, 0x02, 0x36, 0x02, 'h', 'i', 0x45, 2, 3, 0, 0xff, 0xff};
-    rs_job_t* job;
-    rs_buffers_t b;
-    char out[64];
-    int k;
-
-    fprintf(log_file, "== errors\n");
-    bad_signature("empty", sig_short, 0);
-    bad_signature("short header", sig_short, sizeof sig_short);
-    bad_signature("block_len 0", sig_block0, sizeof sig_block0);
-    bad_signature("strong_len 33", sig_strong33, sizeof sig_strong33);
-    bad_signature("unknown magic", sig_magic, sizeof sig_magic);
-    bad_signature("delta magic", sig_delta, sizeof sig_delta);
-    bad_signature("md4 strong_len 17", sig_md4_17, sizeof sig_md4_17);
-    bad_signature("truncated record", sig_trunc, sizeof sig_trunc);
-    bad_signature("trailing bytes", sig_trail, sizeof sig_trail);
-    bad_delta("wrong magic", d_magic, sizeof d_magic);
-    bad_delta("short magic", d_short, sizeof d_short);
-    bad_delta("no END", d_noend, sizeof d_noend);
-    bad_delta("bogus command", d_bogus, sizeof d_bogus);
-    bad_delta("literal length 0", d_lit0, sizeof d_lit0);
-    bad_delta("truncated literal", d_littrunc, sizeof d_littrunc);
-    bad_delta("copy length 0", d_copy0, sizeof d_copy0);
-    bad_delta("negative copy position", d_copyneg, sizeof d_copyneg);
-    bad_delta("copy past the basis", d_pastend, sizeof d_pastend);
-    bad_delta("fine, bytes after END", d_ok, sizeof d_ok);
-
-    /* Bad signature parameters are reported by rs_job_iter, each call. */
-    fprintf(log_file, "-- signature strong_len 40\n");
-    job = rs_sig_begin(16, 40, RS_BLAKE2_SIG_MAGIC);
-    memset(&b, 0, sizeof b);
-    b.eof_in = 1;
-    b.next_out = out;
-    b.avail_out = sizeof out;
-    for (k = 0; k < 2; k++) fprintf(log_file, "result %d\n", (int)rs_job_iter(job, &b));
-    rs_job_free(job);
-    fprintf(log_file, "-- signature md4 strong_len 17\n");
-    job = rs_sig_begin(16, 17, RS_MD4_SIG_MAGIC);
-    fprintf(log_file, "result %d\n", (int)rs_job_iter(job, &b));
-    rs_job_free(job);
-    fprintf(log_file, "-- signature bad magic\n");
-    job = rs_sig_begin(16, 8, (rs_magic_number)0x12345678);
-    fprintf(log_file, "result %d\n", (int)rs_job_iter(job, &b));
-    rs_job_free(job);
-}
-
-/* ---- utilities ------------------------------------------------------------ */
-
-static void utils(void) {
-    FILE* u = fopen(path_of("utils.txt"), "w");
-    unsigned char digest[16];
-    char hex[80], b64[200];
-    buf_t data = random_bytes(1000);
-    rs_mdfour_t* md = malloc(96); /* librsync's private layout is 96 bytes */
-    static const rs_long_t sizes[] = {-1,     0,       1,       255,      256,          65536,        100000,
-                                      131072, 1000000, 4194304, 10000000, 1073741824LL, 10000000000LL};
-    static const size_t strongs[] = {0, (size_t)-1, 2, 8, 16, 17, 32, 33};
-    static const rs_magic_number magics[] = {0,
-                                             RS_MD4_SIG_MAGIC,
-                                             RS_BLAKE2_SIG_MAGIC,
-                                             RS_RK_MD4_SIG_MAGIC,
-                                             RS_RK_BLAKE2_SIG_MAGIC,
-                                             (rs_magic_number)0x72730148};
-    rs_stats_t st;
-    char line[1000];
-    size_t i, j, k, n;
-    int code;
-
-    fprintf(u, "version %s md4len %d blake2len %d trace %d\n", rs_librsync_version, RS_MD4_SUM_LENGTH,
-            RS_BLAKE2_SUM_LENGTH, rs_supports_trace());
-    rs_mdfour(digest, "abc", 3);
-    rs_hexify(hex, digest, 16);
-    fprintf(u, "md4(abc) %s\n", hex);
-    rs_mdfour(digest, "", 0);
-    rs_hexify(hex, digest, 16);
-    fprintf(u, "md4() %s\n", hex);
-    for (n = 0; n <= 1000; n += 37) {
-        unsigned char once[16];
-        rs_mdfour(once, data.p, n);
-        rs_mdfour_begin(md);
-        for (i = 0; i < n;) { /* odd pieces, crossing 64-byte blocks */
-            size_t piece = (i * 7 + 3) % 71;
-            if (piece > n - i) piece = n - i;
-            rs_mdfour_update(md, data.p + i, piece);
-            i += piece;
-        }
-        rs_mdfour_result(md, digest);
-        if (memcmp(once, digest, 16)) fail("rs_mdfour_update in pieces differs at length %zu", n);
-        rs_hexify(hex, digest, 16);
-        fprintf(u, "md4(%zu) %s\n", n, hex);
-    }
-    for (n = 0; n <= 12; n++) {
-        char copy[200];
-        size_t got;
-        rs_base64(data.p, (int)n, b64);
-        strcpy(copy, b64);
-        got = rs_unbase64(copy);
-        fprintf(u, "base64(%zu) %s -> %zu bytes %s\n", n, b64, got, memcmp(copy, data.p, n) ? "differ" : "same");
-    }
-    strcpy(b64, "YW!Jj");
-    fprintf(u, "unbase64(YW!Jj) %zu\n", rs_unbase64(b64));
-    for (code = -1; code <= 110; code++)
-        if (code <= 2 || code == 77 || code >= 100) fprintf(u, "strerror(%d) %s\n", code, rs_strerror((rs_result)code));
-    for (i = 0; i < sizeof magics / sizeof magics[0]; i++)
-        for (j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
-            for (k = 0; k < sizeof strongs / sizeof strongs[0]; k++) {
-                rs_magic_number m = magics[i];
-                size_t bl = k == 3 ? 1000 : 0, sl = strongs[k];
-                rs_result r = rs_sig_args(sizes[j], &m, &bl, &sl);
-                fprintf(u, "sig_args(%lld, %#x, %zu) = %d: magic %#x block %zu strong %zu\n", (long long)sizes[j],
-                        (unsigned)magics[i], strongs[k], (int)r, (unsigned)m, bl, sl);
-            }
-    memset(&st, 0, sizeof st);
-    fprintf(u, "%s\n", rs_format_stats(&st, line, sizeof line));
-    fprintf(u, "%s\n", rs_format_stats(&st, line, 20));
-    st.op = "delta";
-    st.lit_cmds = 3, st.lit_bytes = 70000, st.lit_cmdbytes = 9;
-    st.copy_cmds = 2, st.copy_bytes = 123456789, st.copy_cmdbytes = 11;
-    st.sig_blocks = 5, st.block_len = 2048;
-    st.in_bytes = 5500000, st.out_bytes = 70100;
-    st.start = 1000, st.end = 1004;
-    fprintf(u, "%s\n", rs_format_stats(&st, line, sizeof line));
-    st.sig_cmds = 1, st.sig_bytes = 2, st.false_matches = 3, st.end = 900;
-    fprintf(u, "%s\n", rs_format_stats(&st, line, sizeof line));
-    fclose(u);
-    free(md);
-    free(data.p);
-}
-
 static char last_trace[1000];
 
 static void trace_to_buffer(rs_loglevel level, char const* msg) {
@@ -677,10 +498,10 @@ int main(int argc, char** argv) {
         }
     }
     slack();
-    errors();
+    bad_inputs();
     call_traces();
     client_codes();
-    utils();
+    utilities();
     if (argc == 3) ours_only();
 
     fclose(manifest);

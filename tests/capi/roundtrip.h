@@ -1,5 +1,5 @@
-/* roundtrip.h - what roundtrip.c shares with call_traces.c and client_codes.c:
- * byte buffers, the failure count, the log file and the job drivers. */
+/* roundtrip.h - what roundtrip.c shares with the files of its other cases: byte
+ * buffers, the failure count, the log file and the job drivers. */
 #ifndef RDELTA_TESTS_CAPI_ROUNDTRIP_H
 #define RDELTA_TESTS_CAPI_ROUNDTRIP_H
 
@@ -35,5 +35,9 @@ const char* roll_name(rs_magic_number m);
 void call_traces(void);
 /* Logs what callbacks returning the client's own codes lead to (client_codes.c). */
 void client_codes(void);
+/* Logs the results and trace lines of malformed inputs (bad_inputs.c). */
+void bad_inputs(void);
+/* Writes utils.txt: librsync's helper calls (utilities.c). */
+void utilities(void);
 
 #endif
