@@ -1,5 +1,5 @@
 // rdiff_messages.cpp - rdiff's stderr lines (rdiff_messages.hpp). The texts are
-// librsync 2.3.2's (rs_file_open, rs_infilebuf_fill, rs_file_copy_cb, rdiff.c),
+// librsync 2.3.2's (rs_file_open, rs_infilebuf_fill, rs_file_copy_cb, rs_sig_args, rdiff.c),
 // checked against Debian's /usr/bin/rdiff by tests/cli/safety_process_test.py.
 #include "rdiff_messages.hpp"
 
@@ -100,6 +100,16 @@ int check_output(const std::string& path, bool force) {
     }
     const int err = write_errno(path);
     return err ? open_error(path, "write", std::strerror(err)) : 0;
+}
+
+int sig_args_refused(const error& e) {
+    std::fprintf(stderr, "librsync: ERROR: (rs_sig_args) %s\nrdiff: Failed, %s.\n", e.message.c_str(),
+                 errc_text(e.code));
+    return exit_code(e.code);
+}
+
+void sig_args_warning(const std::string& text) {
+    std::fprintf(stderr, "librsync: Warning: (rs_sig_args) %s\n", text.c_str());
 }
 
 int failed(const error& e) {

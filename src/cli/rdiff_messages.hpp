@@ -37,6 +37,13 @@ int check_input(const std::string& path);
 /// status 100. "-" always passes.
 int check_output(const std::string& path, bool force);
 
+/// Signature parameters refused (librsync's rs_sig_args: the message is its
+/// text), as rdiff reports them: that line, then rdiff's last line.
+int sig_args_refused(const error& e);
+
+/// A warning about the signature parameters, as librsync's rs_sig_args prints it.
+void sig_args_warning(const std::string& text);
+
 /// Any other failure: rdelta's message, then rdiff's last line
 /// "rdiff: Failed, <librsync's text for the code>.".
 int failed(const error& e);

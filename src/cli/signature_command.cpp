@@ -3,6 +3,7 @@
 #include "signature_command.hpp"
 
 #include "file_command.hpp"
+#include "rdiff_messages.hpp"
 #include "stats_printer.hpp"
 
 #include <rdelta/compression.hpp>
@@ -35,6 +36,19 @@ int check_hash_names(const request& req, const invocation& inv, sig_format& form
     return exit_success;
 }
 
+// Signature parameters refused. Under the name rdiff, librsync's line (the size
+// as a size_t, the format as a magic number); under rdelta's, the option as given
+// and the range.
+int report_sig_params(const invocation& inv, const request& req, sig_format format, const error& e) {
+    if (inv.as_rdiff) return rdiff_messages::sig_args_refused(e);
+    if (e.code != errc::param_error || req.sum_size == 0 || req.sum_size == -1) return report(inv, e);
+    const std::size_t longest = max_strong_len(format.strong);
+    return report(inv, fail(errc::param_error, "--sum-size " + std::to_string(req.sum_size) + " is out of range for " +
+                                                   (format.strong == strong_kind::md4 ? "MD4" : "BLAKE2") +
+                                                   " sums (1 to " + std::to_string(longest) + "; 0 for " +
+                                                   std::to_string(longest) + ", -1 for the shortest safe length)"));
+}
+
 }  // namespace
 
 int signature_command(const request& req, const invocation& inv) {
@@ -54,8 +68,10 @@ int signature_command(const request& req, const invocation& inv) {
     // rdiff sizes blocks by the whole file, even when stdin was partly read before.
     auto resolved = resolve_sig_params(
         {in->whole_size(), magic_of_format(format), static_cast<std::uint64_t>(req.block_size), req.sum_size});
-    if (!resolved) return report(inv, resolved.err());
-    if (!resolved->warning.empty() && !req.quiet)
+    if (!resolved) return report_sig_params(inv, req, format, resolved.err());
+    if (!resolved->warning.empty() && inv.as_rdiff)
+        rdiff_messages::sig_args_warning(resolved->warning);
+    else if (!resolved->warning.empty() && !req.quiet)
         std::fprintf(stderr, "%s: warning: %s\n", inv.prog.c_str(), resolved->warning.c_str());
     const sig_params params = resolved->params;
     if (req.verbose && !inv.as_rdiff)

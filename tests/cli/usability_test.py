@@ -386,6 +386,13 @@ def main():
               and "delta SIGNATURE [NEWFILE [DELTA]]" in r.stderr and r.stderr.count("\n") == 1
               and not os.path.exists("swapped.delta"), f"delta {bogus} a.sig: {r.returncode} {r.stderr!r}")
 
+    # A sum size the format cannot hold: the option as given and the range.
+    for args, says in ((["-H", "md4", "-S", "17"], "--sum-size 17 is out of range for MD4 sums (1 to 16; 0 for 16, "),
+                       (["-S", "-5"], "--sum-size -5 is out of range for BLAKE2 sums (1 to 32; 0 for 32, ")):
+        r = run(rdelta, "signature", *args, "a", "s.sig")
+        check(r.returncode == 108 and r.stderr.startswith("rdelta: " + says) and r.stderr.count("\n") == 1
+              and not os.path.exists("s.sig"), f"signature {' '.join(args)}: {r.returncode} {r.stderr!r}")
+
     # A compression level left apart from its option: say to attach it.
     for args, attached in ((["-z", "9", "delta", "a.sig", "a", "z.delta"], "-z9"),
                            (["delta", "--zstd", "19", "a.sig", "a", "z.delta"], "--zstd=19")):
