@@ -33,6 +33,12 @@ Which functions may use them (anything else fails):
      Internal linkage means nothing outside that file can bind to it, so a plain
      `static` helper in a per-ISA file is fine; a weak or global one is not.
 
+Clang's -fsanitize=function (part of UBSan for C++) starts every function with a
+short jmp over 6 bytes of type data; objdump decodes that data as instructions
+(a `blsr` now and then). Those bytes are skipped, and where the decoding ran past
+them into the code, a linked program's function is decoded again from the jmp's
+target.
+
 Exit status: 0 clean, 1 leaks found, 2 usage or objdump error, 77 objdump missing
 (meson's "skipped").
 """
@@ -60,7 +66,9 @@ PREFIXES = {"lock", "rep", "repz", "repe", "repnz", "repne", "notrack", "bnd", "
 RE_MEMBER = re.compile(r"^(\S.*?):\s+file format \S+")
 RE_SECTION = re.compile(r"^Disassembly of section (\S+):")
 RE_FUNC = re.compile(r"^([0-9a-f]+) <(.*)>:\s*$")
-RE_INSN = re.compile(r"^\s+[0-9a-f]+:\s+(.*)$")
+RE_INSN = re.compile(r"^\s+([0-9a-f]+):\s+(.*)$")
+RE_JMP = re.compile(r"^jmp\s+([0-9a-f]+)\b")
+SANITIZER_PROLOGUE = 16  # the most bytes a -fsanitize=function prologue jumps over
 RE_SYM = re.compile(r"^([0-9a-f]+) (.{7}) (\S+)\s+([0-9a-f]+) (.*)$")
 RE_KREG = re.compile(r"%k[0-7]\b")
 RE_HIGH_XMM = re.compile(r"%xmm(?:1[6-9]|2[0-9]|3[01])\b")
@@ -143,11 +151,12 @@ def read_symbols(path):
     return symbols
 
 
-def check(path, verbose):
-    symbols = read_symbols(path)
-    functions = []  # [member, section, address, name, Counter(reasons), first offending insn]
-    member, section = path, ""
-    for line in run_objdump(["-d", "-C", "-w", "--no-show-raw-insn"], path).splitlines():
+def disassemble(path, extra=()):
+    """[member, section, address, name, Counter(reasons), first offending insn,
+    where the code starts after a sanitizer prologue (or None)] per function."""
+    functions = []
+    member, section, first_insn = path, "", False
+    for line in run_objdump(["-d", "-C", "-w", "--no-show-raw-insn", *extra], path).splitlines():
         m = RE_MEMBER.match(line)
         if m:
             member = m.group(1)
@@ -158,18 +167,54 @@ def check(path, verbose):
             continue
         m = RE_FUNC.match(line)
         if m:
-            functions.append([member, section, int(m.group(1), 16), m.group(2), Counter(), None])
+            functions.append([member, section, int(m.group(1), 16), m.group(2), Counter(), None, None])
+            first_insn = True
             continue
         m = RE_INSN.match(line)
-        if m and functions:
-            reasons = classify(m.group(1))
-            if reasons:
-                functions[-1][4].update(reasons)
-                if functions[-1][5] is None:
-                    functions[-1][5] = m.group(1).strip()
+        if not (m and functions):
+            continue
+        f, at, insn = functions[-1], int(m.group(1), 16), m.group(2)
+        if first_insn:
+            first_insn = False
+            jump = RE_JMP.match(insn.strip())
+            if jump and at < int(jump.group(1), 16) <= at + SANITIZER_PROLOGUE:
+                f[6] = int(jump.group(1), 16)
+        if f[6] is not None and at < f[6]:
+            continue  # the prologue's data
+        reasons = classify(insn)
+        if reasons:
+            f[4].update(reasons)
+            if f[5] is None:
+                f[5] = insn.strip()
+    return functions
+
+
+def decode_again(path, functions):
+    """A linked program's flagged functions with a sanitizer prologue, decoded from
+    the jmp's target to the next function: the first decoding may have run from the
+    prologue's data into the code out of step."""
+    starts = sorted({f[2] for f in functions if f[0] == path})
+    for f in functions:
+        if f[0] != path or f[6] is None or not f[4]:
+            continue
+        later = [a for a in starts if a > f[2]]
+        if not later:
+            continue
+        again = disassemble(path, [f"--start-address={f[6]:#x}", f"--stop-address={later[0]:#x}"])
+        f[4], f[5] = Counter(), None
+        for g in again:
+            f[4].update(g[4])
+            if f[5] is None:
+                f[5] = g[5]
+
+
+def check(path, verbose):
+    symbols = read_symbols(path)
+    functions = disassemble(path)
+    decode_again(path, functions)
 
     passed = failed = users = 0
-    for member, section, address, name, reasons, first in functions:
+    for member, section, address, name, reasons, first, _code in functions:
         if not reasons:
             passed += 1
             continue
