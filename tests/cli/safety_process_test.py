@@ -12,13 +12,13 @@ in and the streams it is given.
   8. Out of memory under `ulimit -v`: 102 with a message, never an abort, and no
      temporary file left (skipped under AddressSanitizer, which needs the address space).
   9. Under the name rdiff: rdelta's own options are unknown options, and the errors
-     rdiff reports as text are rdiff's own lines.
+     rdiff reports as text are rdiff's own lines (rdiff_name_checks.py).
  10. zstd streams made by other tools: pzstd's skippable frames, several frames.
  11. An input written while it is read (a signature's file, a patch's basis or
      delta, a delta's signature) fails
      with 100 and no output: what was read mixes old and new data. rdiff publishes
      such a signature, or patch output, and exits 0. The process is stopped once it
-     has the file open, the file written, the process continued.
+     has the file open, the file written, the process continued (written_while_read.py).
 
 Usage: safety_process_test.py --rdelta PATH [--rdiff PATH] [--capi librsync.so.2]. Without rdiff (or when it
 is missing) the comparisons with it are skipped, not the checks of rdelta's own
@@ -33,32 +33,10 @@ import sys
 import tempfile
 import time
 
+from file_ops import read, rm, write
 from tally import check, summary
-
-
-def write(name, data):
-    with open(name, "wb") as f:
-        f.write(data)
-
-
-def read(name):
-    with open(name, "rb") as f:
-        return f.read()
-
-
-def rm(*names):
-    for n in names:
-        if os.path.lexists(n):
-            os.remove(n)
-
-
-def read_syscalls(pid):
-    """How many read system calls the process has made (-1 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/io") as f:
-            return next(int(line.split()[1]) for line in f if line.startswith("syscr:"))
-    except (OSError, StopIteration, ValueError):
-        return -1
+from rdiff_name_checks import RdiffName
+from written_while_read import WrittenWhileRead
 
 
 def run_stdin_at(cmd, path, offset, **kw):
@@ -94,7 +72,7 @@ print(loaded, indexed, delta, lib.rs_sig_file(basis_file, null, 0, 0, 0, None))
 """
 
 
-class Suite:
+class Suite(RdiffName, WrittenWhileRead):
     def __init__(self, rdelta, rdiff, work, capi=None):
         self.rdelta, self.rdiff, self.work, self.capi = rdelta, rdiff, work, capi
         self.as_rdiff = os.path.join(work, "bin", "rdiff")  # rdelta under the name rdiff
@@ -389,279 +367,7 @@ class Suite:
         check("102" in results, f"no C API call ran out of memory: {sorted(results)}")
         rm("cm", "cm.sig")
 
-    # ----- 9: under the name rdiff -----------------------------------------------------
-
-    def rdiff_name(self):
-        os.mkdir("dir")
-        write("exists", b"x\n")
-        write("a", os.urandom(1000))
-        subprocess.run([self.rdelta, "signature", "a", "a.sig"], check=True)
-        extension_options = ["-j", "-j2", "-sj", "--threads=2", "--checksum", "--verify", "--in-place",
-                             "--in-place-safe", "--no-sparse", "--nocache", "--progress", "--no-progress",
-                             "--max-output", "--max-output=5", "-z", "-z9", "-i", "--gzip", "--bzip2", "--zstd",
-                             "--zstd=3"]
-        for opt in extension_options:
-            want = (101, f"rdiff: unknown option: {opt}\n\nTry `rdiff --help' for more information.\n".encode())
-            self.compare_as_rdiff([opt, "signature", "a", "x"], want)
-            # ...while rdelta itself knows them (it may still fail, but not as unknown).
-            r = subprocess.run([self.rdelta, opt, "signature", "a", "x"], capture_output=True,
-                               stdin=subprocess.DEVNULL)
-            check(b"unknown option" not in r.stderr, f"rdelta {opt}: {r.stderr!r}")
-            rm("x")
-        io = 100
-        open_read = 'librsync: ERROR: (rs_file_open) Error opening "{}" for read: {}\n'
-        open_write = 'librsync: ERROR: (rs_file_open) Error opening "{}" for write: {}\n'
-        exists = 'librsync: ERROR: (rs_file_open) File exists "{}", aborting!\n'
-        read_dir = ("librsync: ERROR: (rs_infilebuf_fill) error filling buf from file: Is a directory\n"
-                    "rdiff: Failed, IO error.\n")
-        cases = [
-            (["signature", "nofile", "s"], open_read.format("nofile", "No such file or directory")),
-            (["signature", "", "s"], open_read.format("", "No such file or directory")),
-            (["signature", "a", "exists"], exists.format("exists")),
-            (["signature", "a", "dir"], exists.format("dir")),
-            (["-f", "signature", "a", "dir"], open_write.format("dir", "Is a directory")),
-            (["signature", "a", "nodir/x"], open_write.format("nodir/x", "No such file or directory")),
-            (["signature", "a", ""], open_write.format("", "No such file or directory")),
-            (["signature", "dir", "s"], read_dir),
-            (["delta", "nofile", "a", "d"], open_read.format("nofile", "No such file or directory")),
-            (["delta", "a.sig", "nofile", "d"], open_read.format("nofile", "No such file or directory")),
-            (["delta", "dir", "a", "d"], read_dir),
-            (["delta", "a.sig", "dir", "d"], read_dir),
-            (["delta", "a.sig", "a", "exists"], exists.format("exists")),
-            (["patch", "nofile", "a", "o"], open_read.format("nofile", "No such file or directory")),
-            (["patch", "a", "nofile", "o"], open_read.format("nofile", "No such file or directory")),
-            (["patch", "a", "dir", "o"], read_dir),
-            (["patch", "a", "a.sig", "exists"], exists.format("exists")),
-            # rdiff opens every file before it reads one: a folder fails after them.
-            (["signature", "dir", "exists"], exists.format("exists")),
-            (["delta", "dir", "nofile", "d"], open_read.format("nofile", "No such file or directory")),
-            (["delta", "a.sig", "dir", "exists"], exists.format("exists")),
-            (["patch", "dir", "a", "exists"], exists.format("exists")),
-        ]
-        for args, text in cases:
-            self.compare_as_rdiff(args, (io, text.encode()))
-        self.compare_as_rdiff(["signature", "dir", "s", "extra"],
-                              (101, b"rdiff: Too many arguments.\n\nTry `rdiff --help' for more information.\n"))
-        # The last line of other failures is rdiff's.
-        self.compare_as_rdiff(["delta", "exists", "a", "d"], (103, None), b"rdiff: Failed, unexpected end of input.\n")
-        # As another user: an unreadable input, an output in a folder without write permission.
-        if os.geteuid() == 0 and shutil.which("setpriv"):
-            os.mkdir("shared")
-            os.chmod("shared", 0o777)
-            os.chdir("shared")
-            write("a", os.urandom(1000))
-            write("secret", b"x")
-            os.chmod("secret", 0)
-            os.mkdir("ro")
-            os.chmod("ro", 0o555)
-            nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-            for args, text in ([["signature", "secret", "s"], open_read.format("secret", "Permission denied")],
-                               [["delta", "secret", "a", "d"], open_read.format("secret", "Permission denied")],
-                               [["signature", "a", "ro/x"], open_write.format("ro/x", "Permission denied")]):
-                self.compare_as_rdiff(args, (io, text.encode()), prefix=nobody)
-            os.chdir("..")
-            shutil.rmtree("shared")
-        # Under its own name rdelta keeps its own, clearer, messages.
-        r = subprocess.run([self.rdelta, "signature", "nofile", "s"], capture_output=True)
-        check(r.returncode == 100 and r.stderr.startswith(b"rdelta: nofile: "), f"rdelta's own message: {r.stderr!r}")
-        r = subprocess.run([self.rdelta, "-j", "2", "signature", "a", "s"], capture_output=True)
-        check(r.returncode == 0, f"rdelta -j 2: {r.returncode}")
-        rm("s", "a.sig")
-        os.rmdir("dir")
-
-    def compare_as_rdiff(self, args, want, tail=None, prefix=()):
-        """rdelta named rdiff gives `want` (status, stderr; stderr None = not checked),
-        its stderr ends with `tail`, and Debian's rdiff agrees when present."""
-        runs = [("rdelta as rdiff", self.as_rdiff)] + ([("rdiff", self.rdiff)] if self.rdiff else [])
-        results = []
-        for label, prog in runs:
-            r = subprocess.run(list(prefix) + [prog] + args, capture_output=True, stdin=subprocess.DEVNULL)
-            results.append(r)
-            for out in ("s", "x", "d", "o"):
-                rm(out)
-            what = f"{label} {' '.join(args)}"
-            check(r.returncode == want[0], f"{what}: status {r.returncode}, want {want[0]}: {r.stderr!r}")
-            if want[1] is not None:
-                check(r.stderr == want[1], f"{what}: stderr {r.stderr!r}, want {want[1]!r}")
-            if tail is not None:
-                check(r.stderr.endswith(tail), f"{what}: stderr {r.stderr!r} does not end with {tail!r}")
-        if len(results) == 2 and want[1] is not None:
-            check(results[0].stderr == results[1].stderr, f"{' '.join(args)}: stderr differs from rdiff's")
-
     # ----- 10: zstd streams from other tools -------------------------------------------
-
-    # ----- 11: an input written while it is read --------------------------------------
-
-    def stopped_while_open(self, args, path, modify, prog=None, env=None):
-        """Run rdelta, stop it once it has `path` open, call `modify`, continue it."""
-        p = subprocess.Popen([prog or self.rdelta, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        target, deadline, fd = os.path.realpath(path), time.monotonic() + 30, None
-        while p.poll() is None and time.monotonic() < deadline and fd is None:
-            try:
-                fds = os.listdir(f"/proc/{p.pid}/fd")
-                fd = next((n for n in fds if os.readlink(f"/proc/{p.pid}/fd/{n}") == target), None)
-            except OSError:
-                pass
-        # The file is opened, then fstat'ed (the version a change is measured against), then
-        # read: stopping between open and fstat would make the change part of that version.
-        # Wait for a read after the open, which comes after the fstat.
-        reads = read_syscalls(p.pid)
-        while p.poll() is None and time.monotonic() < deadline and read_syscalls(p.pid) == reads:
-            pass
-        p.send_signal(signal.SIGSTOP)
-        opened = p.poll() is None
-        self.read_offset = -1  # how far it had read the file sequentially when stopped
-        try:
-            with open(f"/proc/{p.pid}/fdinfo/{fd}") as info:
-                self.read_offset = int(info.readline().split()[1])
-        except (OSError, TypeError, ValueError, IndexError):
-            pass
-        modify()
-        p.send_signal(signal.SIGCONT)
-        out, err = p.communicate()
-        return opened, p.returncode, out, err.decode(errors="replace")
-
-    def patched_while_delta_held(self, args, modify, env=None):
-        """Run a patch whose delta comes through the FIFO "wfifo": once it waits there
-        for the delta with the basis open, call `modify`, then write the delta "wd".
-        The basis is copied from only after the modification, whatever the timing."""
-        rm("wfifo")
-        os.mkfifo("wfifo")
-        p = subprocess.Popen([self.rdelta, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        deadline, fifo = time.monotonic() + 30, None
-        while p.poll() is None and time.monotonic() < deadline and fifo is None:
-            try:
-                fifo = os.open("wfifo", os.O_WRONLY | os.O_NONBLOCK)  # ENXIO until it opens its end
-            except OSError:
-                pass
-        basis = os.path.realpath("wb")
-
-        def waiting_with_basis_open():
-            try:
-                fds = os.listdir(f"/proc/{p.pid}/fd")
-                if not any(os.readlink(f"/proc/{p.pid}/fd/{n}") == basis for n in fds):
-                    return False
-                # A thread asleep in read(2) on the FIFO (wchan: pipe_read or anon_pipe_read).
-                return any(read("/proc/%d/task/%s/wchan" % (p.pid, t)).endswith(b"pipe_read")
-                           for t in os.listdir(f"/proc/{p.pid}/task"))
-            except OSError:
-                return False
-
-        held = False
-        while p.poll() is None and time.monotonic() < deadline and fifo is not None and not held:
-            held = waiting_with_basis_open()
-        modify()
-        if fifo is not None:
-            os.set_blocking(fifo, True)
-            try:
-                os.write(fifo, read("wd"))
-            except BrokenPipeError:
-                pass
-            os.close(fifo)
-        out, err = p.communicate()
-        rm("wfifo")
-        return held, p.returncode, out, err.decode(errors="replace")
-
-    def written_while_read(self):
-        data = os.urandom(8 << 20)
-        write("wb", data)
-        subprocess.run([self.rdelta, "signature", "wb", "wb.sig"], check=True)
-        write("wn", data[:3 << 20] + os.urandom(1000) + data[3 << 20:])
-        subprocess.run([self.rdelta, "delta", "wb.sig", "wn", "wd"], check=True)
-
-        def poke_at(offset):
-            def poke():
-                with open("wb", "r+b") as f:
-                    f.seek(offset)
-                    f.write(b"\xff")
-            return poke
-
-        def grow():
-            with open("wb", "ab") as f:
-                f.write(b"more")
-
-        def poke_delta():
-            with open("wd", "r+b") as f:
-                f.seek(10)
-                same = f.read(1)
-                f.seek(10)
-                f.write(same)  # the same byte written back: only the time moves
-
-        cases = ((["signature", "wb", "ws"], "ws", "wb", poke_at(0), "signature, a byte changed"),
-                 (["patch", "wb", "wd", "wo"], "wo", "wd", poke_delta, "patch, the delta written"),
-                 (["signature", "wb", "ws"], "ws", "wb", grow, "signature, the file grew"),
-                 (["patch", "wb", "wfifo", "wo"], "wo", "wb", poke_at(100), "patch basis, a byte changed"),
-                 (["patch", "wb", "wfifo", "-"], None, "wb", poke_at(100), "patch basis, output to a stream"))
-        for args, out, changed, modify, what in cases:
-            if "wfifo" in args:  # patch reads the basis at random: hold the delta instead
-                write("wb", data)
-                os.utime("wb", (1_000_000_000, 1_000_000_000))
-                rm("wo")
-                held, rc, _, err = self.patched_while_delta_held(args, modify)
-                check(held, f"{what}: the patch never waited for its delta with the basis open")
-                check(rc == 100 and "written while it was read" in err and "wb:" in err
-                      and (out is None or not os.path.exists(out)),
-                      f"{what}: fails with 100 and publishes nothing (exit {rc}, {err.strip()!r})")
-                continue
-            write("wb", data)
-            for n in ("wb", "wd"):
-                os.utime(n, (1_000_000_000, 1_000_000_000))  # an old time: any write moves it
-            # On an idle machine an 8 MiB signature can end between two polls of
-            # /proc: the scalar kernels give the poll more time, and a run that
-            # still ended first is tried again (the stop is what is tested, not when).
-            scalar = dict(os.environ, RDELTA_FORCE_ISA="scalar")
-            for _ in range(5):
-                rm("ws", "wo")
-                opened, rc, _, err = self.stopped_while_open(args, changed, modify, env=scalar)
-                if opened:
-                    break
-                write("wb", data)
-                for n in ("wb", "wd"):
-                    os.utime(n, (1_000_000_000, 1_000_000_000))
-            if not opened:
-                check(False, f"{what}: the run ended before it could be stopped")
-                continue
-            check(rc == 100 and "written while it was read" in err and f"{changed}:" in err
-                  and (out is None or not os.path.exists(out)),
-                  f"{what}: fails with 100 and publishes nothing (exit {rc}, {err.strip()!r})")
-        # delta: the signature is read whole first; stop it there (a large signature).
-        big = os.urandom(64 << 20)
-        write("wbig", big)
-        subprocess.run([self.rdelta, "signature", "-b", "64", "wbig", "wbig.sig"], check=True)
-        write("wsig", read("wbig.sig"))
-        os.utime("wsig", (1_000_000_000, 1_000_000_000))
-        rm("wdo")
-
-        def poke_sig():
-            with open("wsig", "r+b") as f:
-                f.seek(100)
-                same = f.read(1)
-                f.seek(100)
-                f.write(same)
-
-        for attempt in range(5):  # stopped before the signature was read whole
-            rm("wdo")
-            os.utime("wsig", (1_000_000_000, 1_000_000_000))
-            opened, rc, _, err = self.stopped_while_open(["delta", "wsig", "wn", "wdo"], "wsig", poke_sig)
-            if opened and 0 < self.read_offset < os.path.getsize("wsig"):
-                break
-        else:
-            check(False, "delta: never stopped while the signature was being loaded")
-        check(rc == 100 and "written while it was read" in err and not os.path.exists("wdo"),
-              f"delta: a signature written while it is loaded fails with 100 (exit {rc}, {err.strip()!r})")
-        rm("wbig", "wbig.sig", "wsig", "wdo")
-        write("wb", data)
-
-        def metadata_only():  # what a backup tool or a reader may do meanwhile
-            os.chmod("wb", 0o600)
-            os.utime("wb", ns=(time.time_ns(), os.stat("wb").st_mtime_ns))
-
-        for args, out in ((["signature", "wb", "ws"], "ws"), (["patch", "wb", "wd", "wo"], "wo")):
-            rm(out)
-            opened, rc, _, err = self.stopped_while_open(args, "wb", metadata_only)
-            check(rc == 0 and os.path.exists(out),
-                  f"{args[0]}: an input whose mode and access time changed, not its data, passes ({err!r})")
-        rm("wb", "wb.sig", "wn", "wd", "ws", "wo")
 
     def zstd_streams(self):
         R = self.rdelta
