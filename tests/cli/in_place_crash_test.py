@@ -13,7 +13,6 @@ mounts a small tmpfs in a private mount namespace (unshare -m) and is skipped, w
 a message, when not run as root. Prints 'N passed, M failed'."""
 import argparse
 import fcntl
-import hashlib
 import os
 import random
 import shutil
@@ -23,80 +22,12 @@ import sys
 import tempfile
 import time
 
-from build_kind import sanitized
 from hook_env import tool_for
+from in_place_memory import memory_bounds
+from journal_forge import journal_of
+from sparse_files import MiB, extents, make_base, sparse_copy, state, write_at
 from update_note import attributes_here, marker
 from tally import check, summary
-
-
-MiB = 1 << 20
-
-
-def extents(path):
-    """The allocated (data) ranges of a file, as SEEK_DATA/SEEK_HOLE report them."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        size = os.fstat(fd).st_size
-        out, pos = [], 0
-        while pos < size:
-            try:
-                data = os.lseek(fd, pos, os.SEEK_DATA)
-            except OSError:
-                break
-            hole = os.lseek(fd, data, os.SEEK_HOLE)
-            out.append((data, hole))
-            pos = hole
-        return size, out
-    finally:
-        os.close(fd)
-
-
-def state(path):
-    """Size, extent map and a hash of the bytes (holes read as zeros, so hashing the
-    data extents with their offsets is enough once the maps are equal)."""
-    size, ext = extents(path)
-    h = hashlib.blake2b()
-    with open(path, "rb") as f:
-        for a, b in ext:
-            f.seek(a)
-            h.update(a.to_bytes(8, "big"))
-            left = b - a
-            while left:
-                chunk = f.read(min(left, 4 * MiB))
-                if not chunk:
-                    break
-                h.update(chunk)
-                left -= len(chunk)
-    return size, tuple(ext), h.hexdigest()
-
-
-def sparse_copy(src, dst):
-    """Copy with exactly the same data extents."""
-    size, ext = extents(src)
-    with open(src, "rb") as f, open(dst, "wb") as g:
-        g.truncate(size)
-        for a, b in ext:
-            f.seek(a)
-            g.seek(a)
-            g.write(f.read(b - a))
-    return dst
-
-
-def write_at(f, pos, data):
-    f.seek(pos)
-    f.write(data)
-
-
-def make_base(path, rng, size=64 * MiB, data_mib=8):
-    """A sparse image: random data extents, and some zero blocks stored as data."""
-    with open(path, "wb") as f:
-        f.truncate(size)
-        left = data_mib * MiB
-        while left > 0:
-            n = min(left, rng.randrange(4096, 600 * 1024))
-            pos = rng.randrange(0, size - n) & ~4095
-            write_at(f, pos, rng.randbytes(n) if rng.random() < 0.85 else bytes(n))
-            left -= n
 
 
 def scenarios(work, rng):
@@ -140,11 +71,6 @@ class Tool:
         e = dict(self.env, **(env or {}))
         return subprocess.Popen([tool_for(env, self.rdelta, self.rdelta_test), *args], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, env=e)
-
-
-def journal_of(image):
-    d, b = os.path.split(image)
-    return os.path.join(d, "." + b + ".rdelta-journal")
 
 
 def make_delta(tool, old, new, delta, *extra):
@@ -488,86 +414,6 @@ def unjournaled(tool, work, rng):
           "no journal: the stopped patch completed and left no note")
 
 
-def zstd_bomb(path, literal_len):
-    """A zstd-compressed delta of one LITERAL of `literal_len` zeros, written by hand:
-    RLE blocks of 128 KiB cost 4 bytes each, so 2 GiB of zeros take ~64 KiB."""
-    def block(kind, size, last=False):
-        return (int(last) | kind << 1 | size << 3).to_bytes(3, "little")
-    head = bytes([0x72, 0x73, 0x02, 0x36, 0x44]) + literal_len.to_bytes(8, "big")
-    with open(path, "wb") as f:
-        f.write(bytes([0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x38]))  # magic, no content size, window 128 KiB
-        f.write(block(0, len(head)) + head)
-        left = literal_len
-        while left:
-            n = min(left, 128 * 1024)
-            f.write(block(1, n) + b"\0")
-            left -= n
-        f.write(block(0, 1, last=True) + b"\0")  # END
-
-
-def peak_run(tool, *args, stdin=None):
-    """Exit status, peak RSS (MiB) and seconds of one rdelta run. Measured by a fresh
-    small python (--peak): a child forked from this big process would report this
-    process's memory as its own peak."""
-    r = subprocess.run([sys.executable, __file__, "--rdelta", tool.rdelta, "--peak", *args], stdin=stdin,
-                       capture_output=True, text=True, env=tool.env)
-    rc, kib, secs = r.stdout.split()
-    return int(rc), int(kib) / 1024, float(secs), r.stderr
-
-
-def peak_child(rdelta, args):
-    t0 = time.monotonic()
-    p = subprocess.Popen([rdelta, *args])
-    _, status, usage = os.wait4(p.pid, 0)
-    print(os.waitstatus_to_exitcode(status), usage.ru_maxrss, f"{time.monotonic() - t0:.3f}")
-
-
-def memory_limit(rdelta):
-    """64 MiB, the bound of issue 10; a sanitizer build's shadow memory, quarantine
-    and runtime add their own (about 40 MiB), so it gets 128."""
-    return 128 if sanitized(rdelta) else 64
-
-
-def memory_bounds(tool, work, rng):
-    """The delta is streamed: a 2 GiB zero LITERAL in 64 KiB of zstd fails fast with
-    --max-output, and applies in bounded memory without; so does a 100 MB delta."""
-    limit = memory_limit(tool.rdelta)
-    bomb = os.path.join(work, "bomb.delta.zst")
-    zstd_bomb(bomb, 2 << 30)
-    img = os.path.join(work, "bomb.img")
-    with open(img, "wb") as f:
-        f.write(rng.randbytes(100000))
-    before = state(img)
-    rc, mib, secs, err = peak_run(tool, "patch", "--in-place", "--max-output=1000", img, bomb)
-    print(f"bomb with --max-output=1000: exit {rc}, peak {mib:.1f} MiB, {secs:.2f} s", flush=True)
-    check(rc == 102 and mib < limit and secs < 10, f"bomb with --max-output: {rc} {mib:.1f} MiB {secs:.2f} s {err}")
-    check(state(img) == before, "bomb with --max-output: image untouched")
-    with open(bomb, "rb") as f:
-        rc, mib, secs, err = peak_run(tool, "patch", "--in-place", "--max-output=1000", img, "-", stdin=f)
-    check(rc == 102 and mib < limit, f"bomb on stdin with --max-output: {rc} {mib:.1f} MiB {err}")
-    rc, mib, secs, err = peak_run(tool, "patch", "--in-place", img, bomb)
-    print(f"bomb applied: exit {rc}, peak {mib:.1f} MiB, {secs:.2f} s", flush=True)
-    check(rc == 0 and mib < limit, f"bomb applied: {rc} {mib:.1f} MiB {err}")
-    size, ext = extents(img)
-    check(size == 2 << 30 and sum(b - a for a, b in ext) < 8 * MiB, f"bomb applied: 2 GiB of holes ({size}, {ext})")
-    os.unlink(img)
-    # A 100 MB delta of random data.
-    old = os.path.join(work, "big.old")
-    with open(old, "wb") as f:
-        f.truncate(128 * MiB)
-        f.write(rng.randbytes(MiB))
-    new = sparse_copy(old, os.path.join(work, "big.new"))
-    with open(new, "r+b") as f:
-        write_at(f, 10 * MiB, rng.randbytes(100 * MiB))
-    delta = os.path.join(work, "big.delta")
-    make_delta(tool, old, new, delta)
-    img = sparse_copy(old, os.path.join(work, "big.img"))
-    rc, mib, secs, err = peak_run(tool, "patch", "--in-place", img, delta)
-    print(f"{os.path.getsize(delta) >> 20} MiB delta: exit {rc}, peak {mib:.1f} MiB, {secs:.2f} s", flush=True)
-    check(rc == 0 and mib < limit, f"100 MB delta: {rc} {mib:.1f} MiB {err}")
-    check(open(img, "rb").read() == open(new, "rb").read(), "100 MB delta: result")
-
-
 def enospc(tool, work, rng, rdelta, inner):
     """Outer: re-run this script in a private mount namespace. Inner: on a small tmpfs."""
     if not inner:
@@ -629,17 +475,11 @@ def enospc(tool, work, rng, rdelta, inner):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdelta", required=True)
-    ap.add_argument("--rdelta-test", help="the build with the test hooks (required but with --peak)")
+    ap.add_argument("--rdelta-test", required=True, help="the build with the test hooks")
     ap.add_argument("--runs", type=int, default=int(os.environ.get("RDELTA_CRASH_RUNS", "60")))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("RDELTA_CRASH_SEED", str(int(time.time())))))
     ap.add_argument("--enospc-inner")
-    ap.add_argument("--peak", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    if a.peak:
-        peak_child(a.rdelta, a.peak)
-        return
-    if not a.rdelta_test:
-        ap.error("--rdelta-test is required")
     rdelta = os.path.abspath(a.rdelta)
     tool = Tool(rdelta, os.path.abspath(a.rdelta_test), {k: v for k, v in os.environ.items() if not k.startswith("RDELTA_")})
     rng = random.Random(a.seed)
@@ -655,7 +495,7 @@ def main():
                  ("h", lambda d: half_patched_readers(tool, d, rng)),
                  ("o", lambda d: other_names(tool, d, rng)),
                  ("j", lambda d: unjournaled(tool, d, rng)),
-                 ("m", lambda d: memory_bounds(tool, d, rng)),
+                 ("m", lambda d: memory_bounds(tool, d, rng, make_delta)),
                  ("e", lambda d: enospc(tool, d, rng, rdelta, False)),
                  ("c", lambda d: crash_runs(tool, d, rng, a.runs)))
         for sub, step in steps:  # each in its own folder
