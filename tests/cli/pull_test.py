@@ -18,7 +18,8 @@ import sys
 import tempfile
 import time
 
-from push_test import SSHD, content, start_sshd
+from file_ops import read as content
+from push_session import SSHD, start_sshd
 from tally import check, summary
 
 MiB = 1 << 20
