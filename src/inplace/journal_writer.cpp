@@ -75,7 +75,21 @@ result<void> journal_writer::add_record(std::uint32_t kind, std::uint64_t pos, s
     return {};
 }
 
+// Writing past an unaligned old end into the block that holds it allocates that
+// block, bytes before the old end included: where those were a hole, the hole is
+// saved (once), so a rollback, which truncates first, frees the block again. A
+// region starting before the old end saves that hole itself (save's hole records
+// reach the old end), and old data there needs nothing: the truncation keeps it.
+result<void> journal_writer::save_end_block(std::uint64_t pos, std::uint64_t len) {
+    const std::uint64_t old_end = header_.old_size, block = align_down(old_end);
+    if (end_block_saved_ || old_end == block || pos < old_end || pos >= align_up(old_end) || len == 0) return {};
+    end_block_saved_ = true;
+    if (image_.extent(block, old_end - block) != std::pair<bool, std::uint64_t>{true, old_end - block}) return {};
+    return add_record(record_hole, block, old_end - block, {});
+}
+
 result<void> journal_writer::save(std::uint64_t pos, std::uint64_t len) {
+    if (auto r = save_end_block(pos, len); !r) return r;
     const std::uint64_t end = std::min(pos + len, header_.old_size);  // beyond: the truncation restores it
     while (pos < end) {
         const auto [hole, run] = image_.extent(pos, end - pos);

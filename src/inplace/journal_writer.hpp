@@ -24,7 +24,8 @@ public:
     /// The image's note binding it to the journal is set by the first make_durable().
     result<void> begin();
     /// Save the old content of [pos, pos + len) (the part before the old end):
-    /// data as bytes, holes as holes.
+    /// data as bytes, holes as holes; and, when the region reaches past an
+    /// unaligned old end into the block holding it, that block's old hole.
     result<void> save(std::uint64_t pos, std::uint64_t len);
     /// Make the records saved so far durable and valid: after this, the regions may
     /// be overwritten.
@@ -43,6 +44,7 @@ private:
     result<void> add_record(std::uint32_t kind, std::uint64_t pos, std::uint64_t len,
                             std::span<const std::uint8_t> data);
     result<void> write_header();
+    result<void> save_end_block(std::uint64_t pos, std::uint64_t len);
 
     journal_storage& storage_;
     in_place_file& image_;
@@ -50,6 +52,7 @@ private:
     std::uint64_t end_ = journal_records_at;  // where the next record goes
     std::uint64_t count_ = 0;                 // records written (durable or not)
     bool published_ = false;
+    bool end_block_saved_ = false;  // the old end's block (save_end_block) needs saving once
     std::vector<std::uint8_t> buf_;
     std::uint64_t written_ = 0, syncs_ = 0;
 };

@@ -398,3 +398,27 @@ TEST_CASE("journal: a hole that runs to an unaligned end is saved up to that end
     CHECK(done.err().message.find("rolled back") != std::string::npos);
     CHECK(file.same(before));
 }
+
+TEST_CASE("journal: appending into the block of an unaligned old end that is a hole rolls back to the hole") {
+    // Bytes written past the old end into the block holding it allocate that block:
+    // its old part, a hole, is saved, so that the rollback frees the block again.
+    // 98 blocks of 1 KiB: the old end is half way into a 4 KiB block, and the delta
+    // copies every old block, so the first write starts at the old end.
+    paged_file file(test::random_bytes(98 << 10, 92));
+    file.make_hole(64 << 10, file.size());  // to the end, through the last, partial block
+    const paged_file before = file;
+    test::bytes next = file.data();
+    const test::bytes tail = test::random_bytes(3000, 93);
+    next.insert(next.end(), tail.begin(), tail.end());  // written from the old end, in its block
+    const auto delta = test::in_place_delta(file.data(), next, 1024, true);
+    memory_journal j;
+    in_place_options o;
+    o.allow_unrecorded = true;
+    o.journal = &j;
+    file.damage_next_write = true;  // fails the check after writing: the journal rolls it back
+    auto done = patch_in_place(pipe_opener_of(delta), file, o);
+    REQUIRE_FALSE(done.ok());
+    CHECK(done.err().message.find("rolled back") != std::string::npos);
+    CHECK(file.data() == before.data());
+    CHECK(file.stored_pages() == before.stored_pages());
+}
