@@ -81,6 +81,19 @@ unsynced fate(std::uint64_t k) {
     return static_cast<unsynced>(k % 3);
 }
 
+// Patches `file` with a journal, the first write damaged so that the check after
+// writing fails: the patch must report that the journal rolled the file back.
+void patch_rolled_back(paged_file& file, const test::bytes& delta) {
+    memory_journal j;
+    in_place_options o;
+    o.allow_unrecorded = true;
+    o.journal = &j;
+    file.damage_next_write = true;
+    auto done = patch_in_place(pipe_opener_of(delta), file, o);
+    REQUIRE_FALSE(done.ok());
+    CHECK(done.err().message.find("rolled back") != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("journal: a power cut after any operation recovers to exactly the old or the new file") {
@@ -388,14 +401,7 @@ TEST_CASE("journal: a hole that runs to an unaligned end is saved up to that end
     file.attach(p);
     file.make_hole(64 << 10, file.size());
     const paged_file before = file;
-    memory_journal j;
-    in_place_options o;
-    o.allow_unrecorded = true;
-    o.journal = &j;
-    file.damage_next_write = true;  // fails the check after writing: the journal rolls it back
-    auto done = patch_in_place(pipe_opener_of(delta), file, o);
-    REQUIRE_FALSE(done.ok());
-    CHECK(done.err().message.find("rolled back") != std::string::npos);
+    patch_rolled_back(file, delta);
     CHECK(file.same(before));
 }
 
@@ -411,14 +417,7 @@ TEST_CASE("journal: appending into the block of an unaligned old end that is a h
     const test::bytes tail = test::random_bytes(3000, 93);
     next.insert(next.end(), tail.begin(), tail.end());  // written from the old end, in its block
     const auto delta = test::in_place_delta(file.data(), next, 1024, true);
-    memory_journal j;
-    in_place_options o;
-    o.allow_unrecorded = true;
-    o.journal = &j;
-    file.damage_next_write = true;  // fails the check after writing: the journal rolls it back
-    auto done = patch_in_place(pipe_opener_of(delta), file, o);
-    REQUIRE_FALSE(done.ok());
-    CHECK(done.err().message.find("rolled back") != std::string::npos);
+    patch_rolled_back(file, delta);
     CHECK(file.data() == before.data());
     CHECK(file.stored_pages() == before.stored_pages());
 }
